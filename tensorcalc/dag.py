@@ -1,0 +1,351 @@
+"""Expression DAG: a closed set of immutable, hash-consed node types and their builders.
+
+Every node is built through `_intern`, so structurally equal expressions are the same
+object (the thesis' common subtree elimination, section 3.2.2): `a is b` is equality and
+hashing is by identity, O(1) and free of recursion however deep the DAG.
+
+Every node knows its axes: a tuple of `Axis` values, one per tensor axis. An axis names
+the variable axis it stands for (`Axis("x", 0)`: the first axis of x) after unification
+(section 3.2.4), so differentiation never needs lengths, while evaluation checks them.
+Axes no variable fixes (a lone `delta(1)`) are free: `Axis("", k)`.
+
+Node types: Var, Const, Delta, Sum, Product, Elementwise, Special, Power. Subtraction,
+division, negation and the element-wise product are builders over these (table 3.1).
+"""
+from __future__ import annotations
+
+import math
+import weakref
+from typing import Iterable, NamedTuple
+
+from .errors import TensorCalcError
+
+ELEMENTWISE = ("sin", "cos", "tan", "arcsin", "arccos", "arctan", "tanh", "exp", "log",
+               "sign", "relu", "abs", "neg", "recip")
+SPECIAL = ("det", "inv", "adj")
+LETTERS = "ijklmnopqrstuvwxyzabcdefghABCDEFGHIJKLMNOPQRSTUVWXYZ"  # index alphabet, in order of use
+MAX_ORDER = 32
+
+
+class Axis(NamedTuple):
+    """Axis `pos` of variable `var`; `var == ""` marks an axis no variable fixes."""
+
+    var: str
+    pos: int
+
+    def __str__(self) -> str:
+        return f"{self.var}[{self.pos}]" if self.var else f"?{self.pos}"
+
+
+class Spec(NamedTuple):
+    """Index strings of a product `left *(s1,s2->s3) right`, letters in canonical order."""
+
+    left: str
+    right: str
+    out: str
+
+    def __str__(self) -> str:
+        return f"{self.left},{self.right}->{self.out}"
+
+
+class Expr:
+    """Base of all nodes. `args` are the children; `axes` one Axis per tensor axis."""
+
+    __slots__ = ("args", "axes", "__weakref__")
+    _params: tuple[str, ...] = ()
+
+    @property
+    def order(self) -> int:
+        return len(self.axes)
+
+    def params(self) -> tuple:
+        return tuple(getattr(self, p) for p in self._params)
+
+    def __str__(self) -> str:
+        from .printer import to_text
+        return to_text(self)
+
+    def __repr__(self) -> str:
+        from .printer import to_text
+        text = to_text(self, limit=200)
+        return f"<{type(self).__name__} order={self.order}: {text}>"
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} nodes are immutable; build a new node instead")
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return (_rebuild, (type(self), self.params(), self.args, self.axes))
+
+
+class Var(Expr):
+    __slots__ = ("name",)
+    _params = ("name",)
+
+
+class Const(Expr):
+    """A tensor filled with `value`, broadcast to its axes (section 3.2.3)."""
+    __slots__ = ("value",)
+    _params = ("value",)
+
+
+class Delta(Expr):
+    """delta(n): order 2n, one where the first n indices equal the last n (eq. 4.2)."""
+    __slots__ = ("n",)
+    _params = ("n",)
+
+
+class Sum(Expr):
+    __slots__ = ()
+
+
+class Product(Expr):
+    __slots__ = ("spec",)
+    _params = ("spec",)
+
+
+class Elementwise(Expr):
+    __slots__ = ("fn",)
+    _params = ("fn",)
+
+
+class Special(Expr):
+    """det, inv or adj of a square matrix."""
+    __slots__ = ("fn",)
+    _params = ("fn",)
+
+
+class Power(Expr):
+    """base ^ exponent, the exponent a scalar applied to every entry of the base."""
+    __slots__ = ()
+
+
+NODE_TYPES = (Var, Const, Delta, Sum, Product, Elementwise, Special, Power)
+
+_TABLE: "weakref.WeakValueDictionary[tuple, Expr]" = weakref.WeakValueDictionary()
+
+
+def _intern(cls: type, params: tuple, args: tuple, axes: tuple) -> Expr:
+    key = (cls, params, args, axes)
+    node = _TABLE.get(key)
+    if node is None:
+        node = object.__new__(cls)
+        object.__setattr__(node, "args", args)
+        object.__setattr__(node, "axes", axes)
+        for name, value in zip(cls._params, params):
+            object.__setattr__(node, name, value)
+        _TABLE[key] = node
+    return node
+
+
+def _rebuild(cls, params, args, axes):
+    return _intern(cls, params, args, axes)
+
+
+# ----------------------------------------------------------------------------- leaves
+
+def var(name: str, axes: Iterable[Axis]) -> Var:
+    axes = tuple(axes)
+    if not name.isidentifier():
+        raise TensorCalcError(f"variable name {name!r} is not a valid identifier")
+    if len(axes) > MAX_ORDER:
+        raise TensorCalcError(f"variable {name!r} has order {len(axes)}; at most {MAX_ORDER} is supported")
+    return _intern(Var, (name,), (), axes)
+
+
+def const(value: float, axes: Iterable[Axis] = ()) -> Const:
+    value = float(value)
+    if not math.isfinite(value):
+        raise TensorCalcError(f"constant {value} is not a finite number")
+    return _intern(Const, (value + 0.0,), (), tuple(axes))
+
+
+def delta(n: int, axes: Iterable[Axis]) -> Delta:
+    axes = tuple(axes)
+    if len(axes) != 2 * n or axes[:n] != axes[n:]:
+        raise TensorCalcError(f"delta({n}) needs {2 * n} axes whose halves agree, got {_fmt(axes)}")
+    return _intern(Delta, (n,), (), axes)
+
+
+def const_like(value: float, like: Expr) -> Const:
+    """A constant with the axes of `like`."""
+    return const(value, like.axes)
+
+
+# ----------------------------------------------------------------------------- inner nodes
+
+def add(a: Expr, b: Expr) -> Sum:
+    if a.axes != b.axes:
+        raise TensorCalcError(f"cannot add tensors with axes {_fmt(a.axes)} and {_fmt(b.axes)}")
+    return _intern(Sum, (), (a, b), a.axes)
+
+
+def product(a: Expr, b: Expr, spec: Spec | str | tuple[str, str, str]) -> Product:
+    """`a *(s1,s2->s3) b`; the letters are renamed to canonical order."""
+    spec = canonical_spec(_as_spec(spec))
+    _check_spec(spec, a, b)
+    letter_axis = dict(zip(spec.left + spec.right, a.axes + b.axes))
+    axes = tuple(letter_axis[c] for c in spec.out)
+    return _intern(Product, (spec,), (a, b), axes)
+
+
+def elementwise(fn: str, a: Expr) -> Expr:
+    if fn not in ELEMENTWISE:
+        raise TensorCalcError(f"unknown element-wise function {fn!r}")
+    return _intern(Elementwise, (fn,), (a,), a.axes)
+
+
+def special(fn: str, a: Expr) -> Special:
+    if fn not in SPECIAL:
+        raise TensorCalcError(f"unknown matrix function {fn!r}")
+    if a.order != 2 or a.axes[0] != a.axes[1]:
+        raise TensorCalcError(f"{fn} needs a square matrix, got axes {_fmt(a.axes)}")
+    return _intern(Special, (fn,), (a,), () if fn == "det" else a.axes)
+
+
+def power(base: Expr, exponent: Expr) -> Power:
+    if exponent.order != 0:
+        raise TensorCalcError(f"the exponent of ^ must be a scalar, got order {exponent.order}")
+    return _intern(Power, (), (base, exponent), base.axes)
+
+
+# ----------------------------------------------------------------------------- sugar
+
+def neg(a: Expr) -> Expr:
+    """-(a); a constant folds into a negative constant."""
+    if isinstance(a, Const):
+        return const(-a.value, a.axes)
+    return elementwise("neg", a)
+
+
+def sub(a: Expr, b: Expr) -> Expr:
+    """a - b, lowered to a + -(b) (table 3.1)."""
+    return add(a, neg(b))
+
+
+def hadamard(a: Expr, b: Expr) -> Product:
+    """The element-wise product a .* b of two tensors with equal axes."""
+    if a.axes != b.axes:
+        raise TensorCalcError(f"element-wise product needs equal axes, got {_fmt(a.axes)} and {_fmt(b.axes)}")
+    s = LETTERS[:a.order]
+    return product(a, b, Spec(s, s, s))
+
+
+def recip(a: Expr) -> Expr:
+    return elementwise("recip", a)
+
+
+def div(a: Expr, b: Expr) -> Expr:
+    """a / b, lowered to a .* recip(b) (table 3.1); 1 / b is recip(b)."""
+    if isinstance(a, Const) and a.value == 1.0 and a.axes == b.axes:
+        return recip(b)
+    return hadamard(a, recip(b))
+
+
+def scale(c: Expr, a: Expr) -> Product:
+    """Scalar c times tensor a: c *(,s->s) a."""
+    s = LETTERS[:a.order]
+    return product(c, a, Spec("", s, s))
+
+
+# ----------------------------------------------------------------------------- index strings
+
+def _as_spec(spec) -> Spec:
+    if isinstance(spec, str):
+        ins, _, out = spec.replace(" ", "").partition("->")
+        left, _, right = ins.partition(",")
+        return Spec(left, right, out)
+    return Spec(*spec)
+
+
+def canonical_spec(spec: Spec) -> Spec:
+    """Rename letters in order of first appearance (left, right, out) to LETTERS."""
+    rename: dict[str, str] = {}
+    for c in spec.left + spec.right + spec.out:
+        if c not in rename:
+            if len(rename) == len(LETTERS):
+                raise TensorCalcError(f"product *({spec}) needs more than {len(LETTERS)} distinct indices")
+            rename[c] = LETTERS[len(rename)]
+    return Spec(*("".join(rename[c] for c in s) for s in spec))
+
+
+def _check_spec(spec: Spec, a: Expr, b: Expr) -> None:
+    for side, s, x in (("left", spec.left, a), ("right", spec.right, b)):
+        if len(s) != x.order:
+            raise TensorCalcError(f"product *({spec}): the {side} index string {s!r} has "
+                                  f"{len(s)} letters but the {side} operand has order {x.order}")
+    if len(set(spec.out)) != len(spec.out):
+        raise TensorCalcError(f"product *({spec}): an output index appears twice")
+    missing = set(spec.out) - set(spec.left + spec.right)
+    if missing:
+        raise TensorCalcError(f"product *({spec}): output index {sorted(missing)[0]!r} appears in no input")
+    seen: dict[str, Axis] = {}
+    for c, ax in zip(spec.left + spec.right, a.axes + b.axes):
+        if seen.setdefault(c, ax) != ax:
+            raise TensorCalcError(f"product *({spec}): index {c!r} binds axes {seen[c]} and {ax}")
+
+
+def _fmt(axes: tuple) -> str:
+    return "(" + ", ".join(map(str, axes)) + ")"
+
+
+# ----------------------------------------------------------------------------- traversal
+
+def topo(*roots: Expr) -> list[Expr]:
+    """All nodes reachable from `roots`, children before parents; iterative, each node once."""
+    order: list[Expr] = []
+    done: set[Expr] = set()
+    stack: list[tuple[Expr, bool]] = [(r, False) for r in reversed(roots)]
+    while stack:
+        node, expanded = stack.pop()
+        if node in done:
+            continue
+        if expanded:
+            done.add(node)
+            order.append(node)
+            continue
+        stack.append((node, True))
+        stack.extend((c, False) for c in reversed(node.args) if c not in done)
+    return order
+
+
+def count_nodes(*roots: Expr) -> int:
+    return len(topo(*roots))
+
+
+def variables(expr: Expr) -> dict[str, Var]:
+    """The variables of `expr` by name, in order of first appearance."""
+    found: dict[str, Var] = {}
+    for node in topo(expr):
+        if isinstance(node, Var):
+            other = found.setdefault(node.name, node)
+            if other is not node:
+                raise TensorCalcError(f"variable {node.name!r} appears with two different axis "
+                                      f"tuples {_fmt(other.axes)} and {_fmt(node.axes)}")
+    return found
+
+
+def same_structure(a: Expr, b: Expr) -> bool:
+    """True when a and b have the same node types, parameters and children, axis labels aside.
+
+    Printing keeps structure but not every axis label (a derivative's constant may stand
+    for an axis of a variable it no longer reads), so this is the equality that a
+    derivative's text round trip preserves; for parsed expressions `a is b` holds.
+    """
+    seen: set[tuple[int, int]] = set()
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if x is y or (id(x), id(y)) in seen:
+            continue
+        if type(x) is not type(y) or x.params() != y.params() or len(x.args) != len(y.args) \
+                or x.order != y.order:
+            return False
+        seen.add((id(x), id(y)))
+        stack.extend(zip(x.args, y.args))
+    return True

@@ -1,0 +1,250 @@
+"""Reverse-mode differentiation (thesis chapter 4), written in the language itself.
+
+The derivative of an order-q expression y with respect to an order-p variable x is an
+order q+p expression: y's axes first, then x's (as `jax.jacobian`). The pullback of a
+node v is dy/dv, with axes y.axes + v.axes; the root's pullback is delta(q) (eq. 4.2).
+Nodes are visited once, parents before children; the contributions of several parents
+are summed (eq. 4.1), so differentiation adds O(|V| + |E|) nodes (section 4.8).
+
+Before differentiating, `prepare` rewrites the part of the DAG that depends on x:
+products with missing indices get their sum made explicit (section 4.6), and a^b with x
+in both a and b becomes exp(b * log(a)) (table 3.1).
+"""
+from __future__ import annotations
+
+from . import dag
+from .dag import (LETTERS, Axis, Const, Delta, Elementwise, Expr, Power, Product, Special, Spec,
+                  Sum, Var)
+from .errors import TensorCalcError
+
+
+def derivative(expr: Expr, wrt: str | Var, order: int = 1) -> Expr:
+    """d^order expr / d wrt^order; `wrt` a variable name in `expr` or a Var node."""
+    if not isinstance(expr, Expr):
+        raise TensorCalcError(f"derivative expects an expression, got {type(expr).__name__}")
+    if not isinstance(order, int) or order < 0:
+        raise TensorCalcError(f"derivative order must be a whole number >= 0, got {order!r}")
+    x = _resolve(expr, wrt)
+    for _ in range(order):
+        expr = _reverse(expr, x)
+    return expr
+
+
+def _resolve(expr: Expr, wrt: str | Var) -> Var:
+    if isinstance(wrt, Var):
+        return wrt
+    found = dag.variables(expr)
+    if wrt not in found:
+        raise TensorCalcError(f"cannot differentiate with respect to {wrt!r}: the expression has no "
+                              f"variable of that name (its variables: {', '.join(found) or 'none'})")
+    return found[wrt]
+
+
+def _reverse(expr: Expr, x: Var) -> Expr:
+    expr, depends = prepare(expr, x)
+    if expr not in depends:
+        return dag.const(0.0, expr.axes + x.axes)
+    root_axes = expr.axes
+    pending: dict[Expr, list[Expr]] = {expr: [dag.delta(expr.order, root_axes + root_axes)]}
+    for node in reversed(dag.topo(expr)):
+        if node not in pending:
+            continue
+        pullback = _total(pending.pop(node))
+        if node is x:
+            return pullback
+        for i, child in enumerate(node.args):
+            if child in depends:
+                pending.setdefault(child, []).append(PULLBACKS[type(node)](node, pullback, i, len(root_axes)))
+    raise AssertionError("the variable depends on itself but was never reached")
+
+
+def _total(contributions: list[Expr]) -> Expr:
+    total = contributions[0]
+    for c in contributions[1:]:
+        total = dag.add(total, c)
+    return total
+
+
+# ---------------------------------------------------------------------------- preparation
+
+def prepare(expr: Expr, x: Var) -> tuple[Expr, set[Expr]]:
+    """Rewrite the part of `expr` that depends on x (sections 3.2.1, 4.6).
+
+    Returns the rewritten expression and the set of its nodes that depend on x.
+    """
+    new: dict[Expr, Expr] = {}
+    depends: set[Expr] = set()
+    for node in dag.topo(expr):
+        rebuilt = _rebuild(node, tuple(new[c] for c in node.args))
+        if node is x or any(c in depends for c in node.args):
+            depends.add(node)
+            rebuilt = _rewrite(rebuilt, [c in depends for c in node.args])
+        new[node] = rebuilt
+    return new[expr], depending(new[expr], x)
+
+
+def depending(expr: Expr, x: Var) -> set[Expr]:
+    """The nodes of `expr` whose value depends on x."""
+    found: set[Expr] = set()
+    for node in dag.topo(expr):
+        if node is x or any(c in found for c in node.args):
+            found.add(node)
+    return found
+
+
+def _rewrite(node: Expr, dependent: list[bool]) -> Expr:
+    if isinstance(node, Product):
+        return _explicit_sum(node)
+    if isinstance(node, Power) and all(dependent):
+        base, exponent = node.args
+        return dag.elementwise("exp", dag.scale(exponent, dag.elementwise("log", base)))
+    return node
+
+
+def _rebuild(node: Expr, args: tuple[Expr, ...]) -> Expr:
+    if args == node.args:
+        return node
+    return dag._intern(type(node), node.params(), args, node.axes)
+
+
+def _explicit_sum(node: Product) -> Expr:
+    """a *(s1,s2->s3) b with indices summed on one side only becomes
+    (a *(s1,s2->s3 m) b) *(s3 m, m->s3) 1, m the missing indices (section 4.6)."""
+    s1, s2, s3 = node.spec
+    missing = "".join(dict.fromkeys(c for c in s1 + s2 if c not in s3 and (c in s1) != (c in s2)))
+    if not missing:
+        return node
+    a, b = node.args
+    inner = dag.product(a, b, Spec(s1, s2, s3 + missing))
+    ones = dag.const(1.0, inner.axes[len(s3):])
+    return dag.product(inner, ones, Spec(s3 + missing, missing, s3))
+
+
+# ---------------------------------------------------------------------------- index helpers
+
+def _fresh(count: int, used: str) -> str:
+    free = [c for c in LETTERS if c not in used]
+    if count > len(free):
+        raise TensorCalcError(f"the derivative needs more than {len(LETTERS)} distinct indices in one product")
+    return "".join(free[:count])
+
+
+def contract(x: Expr, sx: str, y: Expr, sy: str, target: str) -> Expr:
+    """x *(sx,sy->target) y, where target may repeat a letter: a repeated letter
+    places the result on a diagonal, written as a product with a delta tensor."""
+    unique = "".join(dict.fromkeys(target))
+    result = dag.product(x, y, Spec(sx, sy, unique))
+    if unique == target:
+        return result
+    axis = dict(zip(sx + sy, x.axes + y.axes))
+    seen, renamed, first, extra = set(), [], [], []
+    for c in target:
+        if c in seen:
+            m = _fresh(1, sx + sy + target + "".join(extra))
+            first.append(c)
+            extra.append(m)
+            renamed.append(m)
+        else:
+            seen.add(c)
+            renamed.append(c)
+    d = dag.delta(len(first), [axis[c] for c in first] * 2)
+    return dag.product(result, d, Spec(unique, "".join(first + extra), "".join(renamed)))
+
+
+# ---------------------------------------------------------------------------- rules
+
+def _sum(node: Sum, pullback: Expr, i: int, q: int) -> Expr:
+    return pullback
+
+
+def _product(node: Product, pullback: Expr, i: int, q: int) -> Expr:
+    s1, s2, s3 = node.spec
+    s4 = _fresh(q, s1 + s2 + s3)
+    other = node.args[1 - i]
+    mine, theirs = (s1, s2) if i == 0 else (s2, s1)
+    return contract(pullback, s4 + s3, other, theirs, s4 + mine)
+
+
+def _chain(pullback: Expr, q: int, fprime: Expr, child: Expr, out_order: int) -> Expr:
+    """pullback *(s4 s2, s2 s1 -> s4 s1) f', s2 the node's and s1 the child's indices;
+    for an element-wise f the two coincide and f' is stored diagonal: *(s4 s1, s1 -> s4 s1)."""
+    s1 = LETTERS[:child.order]
+    s4 = _fresh(q, s1)
+    if out_order is None:
+        return dag.product(pullback, fprime, Spec(s4 + s1, s1, s4 + s1))
+    s2 = _fresh(out_order, s1 + s4)
+    return dag.product(pullback, fprime, Spec(s4 + s2, s2 + s1, s4 + s1))
+
+
+def _square(a: Expr) -> Expr:
+    return dag.hadamard(a, a)
+
+
+ELEMENTWISE_DERIVATIVES = {  # f'(x) for the element-wise functions (table 4.1)
+    "sin": lambda x: dag.elementwise("cos", x),
+    "cos": lambda x: dag.neg(dag.elementwise("sin", x)),
+    "tan": lambda x: dag.recip(_square(dag.elementwise("cos", x))),
+    "arcsin": lambda x: dag.recip(dag.power(dag.sub(dag.const_like(1, x), _square(x)), dag.const(0.5))),
+    "arccos": lambda x: dag.neg(dag.recip(dag.power(dag.sub(dag.const_like(1, x), _square(x)), dag.const(0.5)))),
+    "arctan": lambda x: dag.recip(dag.add(dag.const_like(1, x), _square(x))),
+    "tanh": lambda x: dag.sub(dag.const_like(1, x), _square(dag.elementwise("tanh", x))),
+    "exp": lambda x: dag.elementwise("exp", x),
+    "log": lambda x: dag.recip(x),
+    "sign": lambda x: dag.const_like(0, x),
+    "relu": lambda x: dag.elementwise("relu", dag.elementwise("sign", x)),
+    "abs": lambda x: dag.elementwise("sign", x),
+    "neg": lambda x: dag.const_like(-1, x),
+    "recip": lambda x: dag.neg(dag.recip(_square(x))),
+}
+
+
+def _elementwise(node: Elementwise, pullback: Expr, i: int, q: int) -> Expr:
+    child = node.args[0]
+    return _chain(pullback, q, ELEMENTWISE_DERIVATIVES[node.fn](child), child, None)
+
+
+def _inv_derivative(x: Expr) -> Expr:
+    """d inv(X)[a,b] / dX[c,d] = -inv[a,c] inv[d,b], as -(inv(X)) *(ij,kl->kjli) inv(X)."""
+    inv = dag.special("inv", x)
+    return dag.product(dag.neg(inv), inv, Spec("ij", "kl", "kjli"))
+
+
+def _adj_derivative(x: Expr) -> Expr:
+    """adj(X) = det(X) inv(X) (table 3.1), so d adj[a,b]/dX[c,d] = inv[a,b] adj[d,c] - adj[a,c] inv[d,b]."""
+    inv, adj = dag.special("inv", x), dag.special("adj", x)
+    return dag.sub(dag.product(inv, adj, Spec("ab", "dc", "abcd")),
+                   dag.product(adj, inv, Spec("ac", "db", "abcd")))
+
+
+SPECIAL_DERIVATIVES = {  # f'(X), axes: f's range first, then X's (table 4.1)
+    "det": lambda x: dag.product(dag.special("adj", x), dag.const(1.0), Spec("ij", "", "ji")),
+    "inv": _inv_derivative,
+    "adj": _adj_derivative,
+}
+
+
+def _special(node: Special, pullback: Expr, i: int, q: int) -> Expr:
+    child = node.args[0]
+    return _chain(pullback, q, SPECIAL_DERIVATIVES[node.fn](child), child, node.order)
+
+
+def _power(node: Power, pullback: Expr, i: int, q: int) -> Expr:
+    """d(a^b)/da = b a^(b-1) element-wise; d(a^b)/db = sum of a^b .* log(a) (section 4.2.4)."""
+    a, b = node.args
+    s1 = LETTERS[:a.order]
+    s4 = _fresh(q, s1)
+    if i == 0:
+        fprime = dag.scale(b, dag.power(a, dag.sub(b, dag.const(1.0))))
+        return dag.product(pullback, fprime, Spec(s4 + s1, s1, s4 + s1))
+    fprime = dag.hadamard(node, dag.elementwise("log", a))
+    return dag.product(pullback, fprime, Spec(s4 + s1, s1, s4))
+
+
+def _leaf(node: Expr, pullback: Expr, i: int, q: int) -> Expr:
+    raise AssertionError(f"{type(node).__name__} has no children")
+
+
+PULLBACKS = {
+    Var: _leaf, Const: _leaf, Delta: _leaf,
+    Sum: _sum, Product: _product, Elementwise: _elementwise, Special: _special, Power: _power,
+}

@@ -1,0 +1,144 @@
+"""Numerical evaluation with NumPy: one rule per node type, one pass in dependency order.
+
+Axis lengths come from the arrays given for variables (also for variables the
+expression does not read: a derivative may carry their axes in a delta or a constant).
+Every canonical axis must get one length; constants and deltas take theirs from it.
+Entries outside a function's domain evaluate to nan or inf, as in NumPy.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import opt_einsum
+
+from . import dag
+from .dag import Axis, Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var
+from .errors import DomainError, ShapeError, TensorCalcError
+
+MAX_ENTRIES = 2**29  # entries of one intermediate tensor (4 GiB of float64)
+
+ELEMENTWISE_FUNCTIONS = {
+    "sin": np.sin, "cos": np.cos, "tan": np.tan, "arcsin": np.arcsin, "arccos": np.arccos,
+    "arctan": np.arctan, "tanh": np.tanh, "exp": np.exp, "log": np.log, "sign": np.sign,
+    "relu": lambda x: np.maximum(x, 0.0), "abs": np.abs, "neg": np.negative,
+    "recip": lambda x: 1.0 / x,
+}
+
+
+def adjugate(a: np.ndarray) -> np.ndarray:
+    """adj(A), also for singular A: from the SVD, with products of all-but-one singular value."""
+    u, s, vt = np.linalg.svd(a)
+    n = len(s)
+    before = np.concatenate(([1.0], np.cumprod(s[:-1]))) if n else s
+    after = np.concatenate((np.cumprod(s[::-1][:-1])[::-1], [1.0])) if n else s
+    sign = np.linalg.det(u) * np.linalg.det(vt)
+    return sign * (vt.T * (before * after)) @ u.T
+
+
+def _inverse(a: np.ndarray) -> np.ndarray:
+    try:
+        return np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        raise DomainError(f"inv: the {a.shape[0]}x{a.shape[1]} matrix is singular") from None
+
+
+def _delta(n: int, shape: tuple[int, ...]) -> np.ndarray:
+    """delta(n) is the identity matrix over the flattened first and last n axes."""
+    size = int(np.prod(shape[:n], dtype=np.int64))
+    return np.eye(size).reshape(shape)
+
+
+SPECIAL_FUNCTIONS = {"det": np.linalg.det, "inv": _inverse, "adj": adjugate}
+
+RULES = {
+    Var: lambda node, args, env: env.values[node.name],
+    Const: lambda node, args, env: np.broadcast_to(np.float64(node.value), env.shape(node)),
+    Delta: lambda node, args, env: _delta(node.n, env.shape(node)),
+    Sum: lambda node, args, env: args[0] + args[1],
+    Product: lambda node, args, env: opt_einsum.contract(str(node.spec), *args),
+    Elementwise: lambda node, args, env: ELEMENTWISE_FUNCTIONS[node.fn](args[0]),
+    Special: lambda node, args, env: SPECIAL_FUNCTIONS[node.fn](args[0]),
+    Power: lambda node, args, env: np.power(args[0], args[1]),
+}
+
+
+class Lengths:
+    """The length of every axis of one expression, bound from the given arrays."""
+
+    def __init__(self, expr: Expr, values: Mapping[str, np.ndarray], extra: Mapping[Axis, int] | None = None):
+        self.values = values
+        self.length: dict[Axis, int] = dict(extra or {})
+        self.source: dict[Axis, str] = {a: "given" for a in self.length}
+        self._bind(expr)
+
+    def shape(self, node: Expr) -> tuple[int, ...]:
+        return tuple(self.length[a] for a in node.axes)
+
+    def _bind(self, expr: Expr) -> None:
+        nodes = dag.topo(expr)
+        for node in nodes:
+            if isinstance(node, Var):
+                self._bind_var(node.name, node.axes, expr)
+        used = {a for node in nodes for a in node.axes}
+        for name, value in self.values.items():
+            own = [(Axis(name, p), n) for p, n in enumerate(np.shape(value))]
+            for axis, n in own:
+                if axis in used and axis not in self.length:
+                    self.length[axis], self.source[axis] = n, f"axis {axis.pos} of {name!r}"
+        for node in nodes:
+            for axis in node.axes:
+                if axis not in self.length:
+                    raise ShapeError(f"cannot tell the length of axis {axis} of `{node!s:.80}`: "
+                                     f"pass a value for {axis.var!r}" if axis.var else
+                                     f"cannot tell the length of axis {axis} of `{node!s:.80}`: "
+                                     f"no variable fixes it")
+        for node in nodes:
+            if np.prod(self.shape(node), dtype=float) > MAX_ENTRIES:
+                raise ShapeError(f"`{node!s:.80}` would have shape {self.shape(node)}, over "
+                                 f"{MAX_ENTRIES:,} entries; use smaller axes")
+
+    def _bind_var(self, name: str, axes: tuple[Axis, ...], expr: Expr) -> None:
+        if name not in self.values:
+            raise ShapeError(f"no value given for variable {name!r}")
+        shape = np.shape(self.values[name])
+        if len(shape) != len(axes):
+            raise ShapeError(f"variable {name!r} has order {len(axes)} but its value has shape {shape}")
+        for pos, (axis, n) in enumerate(zip(axes, shape)):
+            where = f"axis {pos} of {name!r}"
+            if self.length.setdefault(axis, n) != n:
+                raise ShapeError(f"{where} has length {n} but {self.source[axis]} has length "
+                                 f"{self.length[axis]}; the expression ties them together "
+                                 f"(same index in a product, a sum, or a square-matrix function)")
+            self.source.setdefault(axis, where)
+
+
+def _as_array(name: str, value) -> np.ndarray:
+    try:
+        array = np.asarray(value)
+    except Exception as err:  # noqa: BLE001 - any conversion failure is the user's input
+        raise ShapeError(f"value for {name!r} is not an array: {err}") from None
+    if array.dtype.kind not in "fc":
+        if array.dtype.kind not in "biu":
+            raise ShapeError(f"value for {name!r} has dtype {array.dtype}; expected numbers")
+        array = array.astype(np.float64)
+    if not np.all(np.isfinite(array)):
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(array))[0])
+        raise ShapeError(f"value for {name!r} is not finite at index {bad}: {array[bad]}")
+    return array
+
+
+def evaluate(expr: Expr, values: Mapping[str, object], lengths: Mapping[Axis, int] | None = None) -> np.ndarray:
+    """Evaluate `expr` given arrays for its variables by name; returns an ndarray.
+
+    `lengths` may fix axes no variable fixes (a free axis of a lone delta).
+    """
+    if not isinstance(expr, Expr):
+        raise TensorCalcError(f"evaluate expects an expression, got {type(expr).__name__}")
+    arrays = {name: _as_array(name, v) for name, v in values.items()}
+    env = Lengths(expr, arrays, lengths)
+    cache: dict[Expr, np.ndarray] = {}
+    with np.errstate(all="ignore"):
+        for node in dag.topo(expr):
+            cache[node] = np.asarray(RULES[type(node)](node, [cache[c] for c in node.args], env))
+    return np.array(cache[expr])

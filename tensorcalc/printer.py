@@ -1,0 +1,121 @@
+"""Printing: every expression as text of the input language, fully parenthesised.
+
+Contract: `parse_expr(to_text(e), orders)` rebuilds `e` (the same hash-consed node)
+whenever the text determines every axis of `e` (always for parsed expressions). Text is
+tree-shaped, so a DAG with heavy sharing can print exponentially long: the length is
+computed first and a text over MAX_TEXT characters is refused with a TensorCalcError.
+"""
+from __future__ import annotations
+
+from . import dag
+from .dag import Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var
+from .errors import TensorCalcError
+
+MAX_TEXT = 20_000_000
+
+
+class _Bare:
+    """Marks a child printed without its outer brackets (a function argument)."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node):
+        self.node = node
+
+
+def number(value: float) -> str:
+    if value == int(value) and abs(value) < 1e16:
+        text = str(int(value))
+    else:
+        text = repr(value)
+    return f"({text})" if value < 0 else text
+
+
+def _is_neg(node: Expr) -> bool:
+    return isinstance(node, Elementwise) and node.fn == "neg"
+
+
+def _is_division(node: Product) -> bool:
+    a, b = node.args
+    s = node.spec
+    return (isinstance(b, Elementwise) and b.fn == "recip" and s.left == s.right == s.out
+            and not (isinstance(a, Const) and a.value == 1.0))
+
+
+def _sum(node: Sum) -> list:
+    a, b = node.args
+    if _is_neg(b):
+        return ["(", a, " - ", b.args[0], ")"]
+    if isinstance(b, Const) and b.value < 0:
+        return ["(", a, " - ", number(-b.value), ")"]
+    return ["(", a, " + ", b, ")"]
+
+
+def _product(node: Product) -> list:
+    a, b = node.args
+    if _is_division(node):
+        return ["(", a, " / ", b.args[0], ")"]
+    return ["(", a, f" *({node.spec}) ", b, ")"]
+
+
+def _elementwise(node: Elementwise) -> list:
+    (a,) = node.args
+    if node.fn == "neg":
+        return ["-(", _Bare(a), ")"]
+    if node.fn == "recip":
+        return ["(1 / ", a, ")"]
+    return [node.fn, "(", _Bare(a), ")"]
+
+
+def _power(node: Power) -> list:
+    base, exponent = node.args
+    if _is_neg(base):
+        return ["((", base, ") ^ ", exponent, ")"]
+    return ["(", base, " ^ ", exponent, ")"]
+
+
+TEMPLATES = {
+    Var: lambda n: [n.name],
+    Const: lambda n: [number(n.value)],
+    Delta: lambda n: [f"delta({n.n})"],
+    Sum: _sum,
+    Product: _product,
+    Elementwise: _elementwise,
+    Special: lambda n: [n.fn, "(", _Bare(n.args[0]), ")"],
+    Power: _power,
+}
+
+
+def text_length(expr: Expr) -> int:
+    """Length of the printed text, computed on the DAG without printing."""
+    size: dict[Expr, int] = {}
+    for node in dag.topo(expr):
+        parts = TEMPLATES[type(node)](node)
+        size[node] = sum(len(p) if isinstance(p, str) else size[_unwrap(p)] for p in parts)
+    return size[expr]
+
+
+def _unwrap(part) -> Expr:
+    return part.node if isinstance(part, _Bare) else part
+
+
+def to_text(expr: Expr, limit: int | None = None) -> str:
+    """The expression as input-language text. With `limit`, long texts are abbreviated."""
+    length = text_length(expr)
+    if limit is not None and length > limit:
+        return f"<{length:,} characters, {dag.count_nodes(expr)} nodes>"
+    if length > MAX_TEXT:
+        raise TensorCalcError(f"the expression prints to {length:,} characters (over {MAX_TEXT:,}); "
+                              f"it has {dag.count_nodes(expr)} shared nodes: inspect it as a DAG instead")
+    out: list[str] = []
+    stack: list = [_Bare(expr)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        parts = TEMPLATES[type(_unwrap(item))](_unwrap(item))
+        if isinstance(item, _Bare) and parts[0] == "(" and parts[-1] == ")" and len(parts) == 5:
+            parts = parts[1:-1]
+        stack.extend(reversed(parts))
+    return "".join(out)

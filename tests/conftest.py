@@ -1,0 +1,13 @@
+"""Shared test settings: hypothesis profiles ('default' for CI, 'slow' for -m slow runs)."""
+import os
+import pathlib
+
+from hypothesis import HealthCheck, settings
+
+DATA = pathlib.Path(__file__).parent / "data"
+
+settings.register_profile("default", max_examples=60, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("slow", max_examples=1000, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
