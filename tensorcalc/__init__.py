@@ -15,7 +15,7 @@ from .dag import Axis, Expr, Spec, count_nodes, same_structure, variables
 from .check import check_derivative
 from .diff import derivative
 from .errors import DomainError, ParseError, ShapeError, TensorCalcError
-from .evaluate import evaluate
+from .evaluation import evaluate
 from .infer import Input, parse, parse_expr
 from .printer import to_text
 

@@ -17,7 +17,7 @@ from . import dag
 from .dag import Axis, Expr, Special, Var
 from .diff import derivative
 from .errors import TensorCalcError
-from .evaluate import evaluate
+from .evaluation import evaluate
 
 LENGTHS = (3, 2, 4, 5)
 MAX_CONDITION = 1e3

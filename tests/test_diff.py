@@ -1,0 +1,127 @@
+"""Reverse-mode differentiation: conventions, second derivatives, special cases, growth."""
+import time
+
+import numpy as np
+import pytest
+
+import tensorcalc as tc
+from tensorcalc import dag
+from tensorcalc.check import check_derivative, finite_difference
+
+RNG = np.random.default_rng(7)
+
+
+def test_hessian_of_quadratic_form_is_a_plus_a_transpose():
+    inp = tc.parse("declare x 1 A 2 expression x *(i,ij->j) A *(j,j->) x derivative wrt x")
+    hessian = tc.derivative(tc.derivative(inp.expr, "x"), "x")
+    assert hessian is tc.derivative(inp.expr, "x", order=2)
+    for n in (2, 3, 5):
+        a, x = RNG.normal(size=(n, n)), RNG.normal(size=n)
+        np.testing.assert_allclose(tc.evaluate(hessian, {"x": x, "A": a}), a + a.T, rtol=1e-13, atol=1e-13)
+
+
+def test_derivative_order_and_axis_convention():
+    # d(A x)/dA for A 3x4, x 4: order 1 + 2, the expression's axis first (as jax.jacobian)
+    e = tc.parse_expr("A *(ij,j->i) x", {"A": 2, "x": 1})
+    d = tc.derivative(e, "A")
+    assert d.order == 3
+    assert d.axes == e.axes + dag.variables(e)["A"].axes
+    a, x = RNG.normal(size=(3, 4)), RNG.normal(size=4)
+    value = tc.evaluate(d, {"A": a, "x": x})
+    expected = np.einsum("ik,l->ikl", np.eye(3), x)       # d(Ax)_i / dA_kl = delta_ik x_l
+    np.testing.assert_allclose(value, expected)
+    np.testing.assert_allclose(finite_difference(e, "A", {"A": a, "x": x}), expected, atol=1e-8)
+
+
+def test_derivative_with_respect_to_an_unused_declared_variable_is_zero():
+    inp = tc.parse("declare x 1 y 2 expression sin(x) derivative wrt y")
+    d = inp.derivative()
+    assert d.order == 3
+    value = tc.evaluate(d, {"x": np.ones(2), "y": np.ones((3, 4))})
+    assert value.shape == (2, 3, 4) and not value.any()
+
+
+def test_order_zero_is_the_expression_itself():
+    e = tc.parse_expr("sin(x)", {"x": 1})
+    assert tc.derivative(e, "x", order=0) is e
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "2"])
+def test_bad_order_is_rejected(bad):
+    with pytest.raises(tc.TensorCalcError, match="order must be a whole number"):
+        tc.derivative(tc.parse_expr("x", {"x": 1}), "x", order=bad)
+
+
+def test_unknown_variable_is_rejected_with_the_known_ones():
+    with pytest.raises(tc.TensorCalcError, match=r"no variable of that name \(its variables: x\)"):
+        tc.derivative(tc.parse_expr("sin(x)", {"x": 1}), "y")
+
+
+@pytest.mark.parametrize("text, orders, wrt", [
+    ("A *(ii,->i) 1", {"A": 2}, "A"),                        # diagonal: a repeated index
+    ("A *(ii,->) 1", {"A": 2}, "A"),                         # trace
+    ("T *(iij,->j) 1", {"T": 3}, "T"),                      # partial trace of an order-3 tensor
+    ("A *(ii,i->i) v", {"A": 2, "v": 1}, "A"),
+    ("A *(ij,ij->) (B *(ij,jk->ik) A)", {"A": 2, "B": 2}, "A"),
+    ("x ^ x", {"x": 0}, "x"),
+    ("v ^ s", {"v": 1, "s": 0}, "s"),
+    ("log(det(X)) + 1 *(ij,ij->) inv(X) + 1 *(ij,ij->) adj(X)", {"X": 2}, "X"),
+    ("x *(i,j->ij) x", {"x": 1}, "x"),                       # outer product
+    ("A *(ij,->ji) 1", {"A": 2}, "A"),                       # transpose
+])
+def test_special_cases_match_finite_differences(text, orders, wrt):
+    e = tc.parse_expr(text, orders)
+    for order in (1, 2):
+        result = check_derivative(e, wrt, order=order)
+        assert result.error <= 1e-6, (text, order, result)
+
+
+def test_several_parents_contributions_are_summed():
+    inp = tc.parse("declare v 1 expression sin(v) + cos(sin(v)) derivative wrt v")
+    d = inp.derivative()
+    assert str(d) == "(delta(1) + (delta(1) *(ij,j->ij) -(sin(sin(v))))) *(ij,j->ij) cos(v)"
+
+
+def _chain(n: int) -> tc.Expr:
+    x = tc.parse_expr("x", {"x": 1})
+    e = x
+    for k in range(n):
+        e = dag.add(dag.elementwise("sin", e), dag.hadamard(e, x)) if k % 2 else dag.elementwise("exp", dag.neg(e))
+    return e
+
+
+def _shared(uses: int) -> tc.Expr:
+    x = tc.parse_expr("x", {"x": 1})
+    pieces = [dag.elementwise("tanh", dag.scale(dag.const(k + 1.0), x)) for k in range(500)]
+    total = pieces[0]
+    for j in range(uses):
+        partner = (7 * j + j // 500 + 3) % 500          # every (j % 500, partner) pair distinct
+        total = dag.add(total, dag.hadamard(pieces[j % 500], pieces[partner]))
+    return total
+
+
+def _edges(e: tc.Expr) -> int:
+    return sum(len(n.args) for n in dag.topo(e))
+
+
+@pytest.mark.parametrize("build, sizes", [(_chain, (500, 1000, 2000)), (_shared, (500, 1000, 2000))])
+def test_differentiation_grows_linearly_and_is_fast(build, sizes):
+    counts = []
+    for size in sizes:
+        e = build(size)
+        start = time.perf_counter()
+        d = tc.derivative(e, "x")
+        elapsed = time.perf_counter() - start
+        assert elapsed < 1.0, (size, elapsed)
+        v_plus_e = tc.count_nodes(e) + _edges(e)
+        added = tc.count_nodes(d, e) - tc.count_nodes(e)
+        assert added <= 4 * v_plus_e, (size, added, v_plus_e)
+        counts.append(tc.count_nodes(d))
+    slopes = [(counts[k + 1] - counts[k]) / (sizes[k + 1] - sizes[k]) for k in range(2)]
+    assert 0.9 <= slopes[1] / slopes[0] <= 1.1, (counts, slopes)     # linear: constant slope
+
+
+def test_shared_dag_derivative_evaluates_correctly():
+    e = _shared(600)
+    result = check_derivative(e, "x", sizes=(3,))
+    assert result.error <= 1e-6
