@@ -185,10 +185,18 @@ def add(a: Expr, b: Expr) -> Sum:
     return _intern(Sum, (), (a, b), a.axes)
 
 
-def product(a: Expr, b: Expr, spec: Spec | str | tuple[str, str, str]) -> Product:
-    """`a *(s1,s2->s3) b`; the letters are renamed to canonical order."""
+def product(a: Expr, b: Expr, spec: Spec | str | tuple[str, str, str]) -> Expr:
+    """`a *(s1,s2->s3) b`; the letters are renamed to canonical order.
+
+    The identity law `a *(s,->s) 1 = a` (and its mirror) is applied, so a printed
+    constant whose order only a product can state reads back as that constant.
+    """
     spec = canonical_spec(_as_spec(spec))
     _check_spec(spec, a, b)
+    if _is_one(b) and spec.left == spec.out:
+        return a
+    if _is_one(a) and spec.right == spec.out and len(set(spec.out)) == len(spec.right):
+        return b
     letter_axis = dict(zip(spec.left + spec.right, a.axes + b.axes))
     axes = tuple(letter_axis[c] for c in spec.out)
     return _intern(Product, (spec,), (a, b), axes)
@@ -254,6 +262,10 @@ def scale(c: Expr, a: Expr) -> Product:
 
 
 # ----------------------------------------------------------------------------- index strings
+
+def _is_one(node: Expr) -> bool:
+    return isinstance(node, Const) and node.order == 0 and node.value == 1.0
+
 
 def _as_spec(spec) -> Spec:
     if isinstance(spec, str):

@@ -99,6 +99,17 @@ def _unwrap(part) -> Expr:
     return part.node if isinstance(part, _Bare) else part
 
 
+def _order_in_text(expr: Expr) -> bool:
+    """Whether the text of expr states its order (else it would read back as a scalar)."""
+    known: dict[Expr, bool] = {}
+    for node in dag.topo(expr):
+        if isinstance(node, (Sum, Elementwise, Power)):
+            known[node] = any(known[c] for c in node.args[:1 if isinstance(node, Power) else 2])
+        else:
+            known[node] = not isinstance(node, Const)
+    return known[expr]
+
+
 def to_text(expr: Expr, limit: int | None = None) -> str:
     """The expression as input-language text. With `limit`, long texts are abbreviated."""
     length = text_length(expr)
@@ -109,13 +120,16 @@ def to_text(expr: Expr, limit: int | None = None) -> str:
                               f"it has {dag.count_nodes(expr)} shared nodes: inspect it as a DAG instead")
     out: list[str] = []
     stack: list = [_Bare(expr)]
+    if expr.order and not _order_in_text(expr):
+        s = dag.LETTERS[:expr.order]
+        stack = [")", f" *({s},->{s}) 1", expr, "("]
     while stack:
         item = stack.pop()
         if isinstance(item, str):
             out.append(item)
             continue
         parts = TEMPLATES[type(_unwrap(item))](_unwrap(item))
-        if isinstance(item, _Bare) and parts[0] == "(" and parts[-1] == ")" and len(parts) == 5:
-            parts = parts[1:-1]
+        if isinstance(item, _Bare) and parts[0].startswith("(") and parts[-1] == ")":
+            parts = [parts[0][1:], *parts[1:-1]]      # every template's brackets pair up
         stack.extend(reversed(parts))
     return "".join(out)
