@@ -108,9 +108,21 @@ class Lengths:
             where = f"axis {pos} of {name!r}"
             if self.length.setdefault(axis, n) != n:
                 raise ShapeError(f"{where} has length {n} but {self.source[axis]} has length "
-                                 f"{self.length[axis]}; the expression ties them together "
-                                 f"(same index in a product, a sum, or a square-matrix function)")
+                                 f"{self.length[axis]}; they must be equal: they meet in "
+                                 f"`{_meeting(expr, name, self.source[axis])!s:.120}`")
             self.source.setdefault(axis, where)
+
+
+def _meeting(expr: Expr, name: str, other: str) -> Expr:
+    """The smallest subexpression reading both variables (`other` names one in quotes)."""
+    names = {name, other.split("'")[1]} if "'" in other else {name}
+    seen: dict[Expr, frozenset] = {}
+    for node in dag.topo(expr):
+        here = frozenset([node.name]) if isinstance(node, Var) else frozenset()
+        seen[node] = here.union(*(seen[c] for c in node.args)) & names
+        if seen[node] == names and (len(names) > 1 or not isinstance(node, Var)):
+            return node
+    return expr
 
 
 def _as_array(name: str, value) -> np.ndarray:

@@ -51,13 +51,15 @@ def test_inverse_of_a_singular_matrix_is_a_domain_error():
 
 
 def test_mismatched_lengths_name_both_axes():
-    e = tc.parse_expr("x *(i,i->) y", {"x": 1, "y": 1})
-    with pytest.raises(tc.ShapeError, match=r"axis 0 of 'y' has length 4 but axis 0 of 'x' has length 3"):
-        tc.evaluate(e, {"x": np.ones(3), "y": np.ones(4)})
+    e = tc.parse_expr("sin(x *(i,i->) y) + z", {"x": 1, "y": 1, "z": 0})
+    with pytest.raises(tc.ShapeError, match=r"axis 0 of 'y' has length 4 but axis 0 of 'x' has length 3; "
+                                            r"they must be equal: they meet in `x \*\(i,i->\) y`"):
+        tc.evaluate(e, {"x": np.ones(3), "y": np.ones(4), "z": 1.0})
 
 
 def test_square_functions_check_squareness():
-    with pytest.raises(tc.ShapeError, match="axis 1 of 'A' has length 3 but axis 0 of 'A' has length 2"):
+    with pytest.raises(tc.ShapeError, match="axis 1 of 'A' has length 3 but axis 0 of 'A' has length 2; "
+                                            "they must be equal: they meet in `det"):
         tc.evaluate(tc.parse_expr("det(A)", {"A": 2}), {"A": np.ones((2, 3))})
 
 
