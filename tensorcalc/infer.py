@@ -165,11 +165,12 @@ class _Analysis:
         for name in sorted(self.var_ids):
             for pos, i in enumerate(self.var_ids[name]):
                 canon.setdefault(self.uf.find(i), Axis(name, pos))
+        free = 0
         for node in nodes:
             for i in self.ids[node]:
                 root = self.uf.find(i)
                 if root not in canon:
-                    canon[root] = Axis("", sum(1 for a in canon.values() if not a.var))
+                    canon[root], free = Axis("", free), free + 1
         return canon
 
     # ------------------------------------------------------------------ orders, top-down

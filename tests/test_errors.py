@@ -112,6 +112,14 @@ def test_one_megabyte_input_is_handled():
     assert tc.count_nodes(inp.expr) <= 3 * 65_000 + 5
 
 
+def test_many_free_axes_are_numbered_in_linear_time():
+    text = "declare x 0 expression x" + " + 1 *(i,->) 1" * 20_000
+    start = time.perf_counter()
+    e = tc.parse(text).expr
+    assert time.perf_counter() - start < 30
+    assert tc.count_nodes(e) > 20_000
+
+
 def test_oversized_input_is_rejected_quickly():
     with pytest.raises(tc.ParseError, match="at most"):
         tc.parse("x" * 9_000_000)
