@@ -9,7 +9,7 @@ the variable axis it stands for (`Axis("x", 0)`: the first axis of x) after unif
 (section 3.2.4), so differentiation never needs lengths, while evaluation checks them.
 Axes no variable fixes (a lone `delta(1)`) are free: `Axis("", k)`.
 
-Node types: Var, Const, Delta, Sum, Product, Elementwise, Special, Power. Subtraction,
+Node types: Var, Const, Delta, Sum, Product (n-ary contraction), Elementwise, Special, Power. Subtraction,
 division, negation and the element-wise product are builders over these (table 3.1).
 """
 from __future__ import annotations
@@ -38,14 +38,22 @@ class Axis(NamedTuple):
 
 
 class Spec(NamedTuple):
-    """Index strings of a product `left *(s1,s2->s3) right`, letters in canonical order."""
+    """Index strings of a contraction: one per operand, then the output; letters in
+    canonical order. Binary products `a *(s1,s2->s3) b` are the case of two inputs."""
 
-    left: str
-    right: str
+    inputs: tuple[str, ...]
     out: str
 
+    @property
+    def left(self) -> str:
+        return self.inputs[0]
+
+    @property
+    def right(self) -> str:
+        return self.inputs[1]
+
     def __str__(self) -> str:
-        return f"{self.left},{self.right}->{self.out}"
+        return f"{','.join(self.inputs)}->{self.out}"
 
 
 class Expr:
@@ -185,21 +193,29 @@ def add(a: Expr, b: Expr) -> Sum:
     return _intern(Sum, (), (a, b), a.axes)
 
 
-def product(a: Expr, b: Expr, spec: Spec | str | tuple[str, str, str]) -> Expr:
+def product(a: Expr, b: Expr, spec) -> Expr:
     """`a *(s1,s2->s3) b`; the letters are renamed to canonical order.
 
     The identity law `a *(s,->s) 1 = a` (and its mirror) is applied, so a printed
     constant whose order only a product can state reads back as that constant.
     """
-    spec = canonical_spec(_as_spec(spec))
-    _check_spec(spec, a, b)
-    if _is_one(b) and spec.left == spec.out:
-        return a
-    if _is_one(a) and spec.right == spec.out and len(set(spec.out)) == len(spec.right):
-        return b
-    letter_axis = dict(zip(spec.left + spec.right, a.axes + b.axes))
+    spec = _as_spec(spec)
+    if len(spec.inputs) != 2:
+        raise TensorCalcError(f"a binary product needs two index strings, got *({spec})")
+    return contraction((a, b), spec)
+
+
+def contraction(operands: tuple[Expr, ...], spec) -> Expr:
+    """The multi-operand product C[out] = sum over the other letters of prod_k X_k[s_k]."""
+    operands, spec = tuple(operands), canonical_spec(_as_spec(spec))
+    _check_spec(spec, operands)
+    if len(operands) == 2:
+        for one, other, s in ((1, 0, spec.inputs[0]), (0, 1, spec.inputs[1])):
+            if _is_one(operands[one]) and s == spec.out:
+                return operands[other]
+    letter_axis = dict(zip("".join(spec.inputs), (ax for x in operands for ax in x.axes)))
     axes = tuple(letter_axis[c] for c in spec.out)
-    return _intern(Product, (spec,), (a, b), axes)
+    return _intern(Product, (spec,), operands, axes)
 
 
 def elementwise(fn: str, a: Expr) -> Expr:
@@ -241,7 +257,7 @@ def hadamard(a: Expr, b: Expr) -> Product:
     if a.axes != b.axes:
         raise TensorCalcError(f"element-wise product needs equal axes, got {_fmt(a.axes)} and {_fmt(b.axes)}")
     s = LETTERS[:a.order]
-    return product(a, b, Spec(s, s, s))
+    return product(a, b, (s, s, s))
 
 
 def recip(a: Expr) -> Expr:
@@ -258,7 +274,7 @@ def div(a: Expr, b: Expr) -> Expr:
 def scale(c: Expr, a: Expr) -> Product:
     """Scalar c times tensor a: c *(,s->s) a."""
     s = LETTERS[:a.order]
-    return product(c, a, Spec("", s, s))
+    return product(c, a, ("", s, s))
 
 
 # ----------------------------------------------------------------------------- index strings
@@ -268,38 +284,46 @@ def _is_one(node: Expr) -> bool:
 
 
 def _as_spec(spec) -> Spec:
+    if isinstance(spec, Spec):
+        return spec
     if isinstance(spec, str):
         ins, _, out = spec.replace(" ", "").partition("->")
-        left, _, right = ins.partition(",")
-        return Spec(left, right, out)
-    return Spec(*spec)
+        return Spec(tuple(ins.split(",")), out)
+    *inputs, out = spec
+    return Spec(tuple(inputs), out)
 
 
 def canonical_spec(spec: Spec) -> Spec:
-    """Rename letters in order of first appearance (left, right, out) to LETTERS."""
+    """Rename letters in order of first appearance (inputs, then out) to LETTERS."""
     rename: dict[str, str] = {}
-    for c in spec.left + spec.right + spec.out:
+    for c in "".join(spec.inputs) + spec.out:
         if c not in rename:
             if len(rename) == len(LETTERS):
                 raise TensorCalcError(f"product *({spec}) needs more than {len(LETTERS)} distinct indices")
             rename[c] = LETTERS[len(rename)]
-    return Spec(*("".join(rename[c] for c in s) for s in spec))
+    return Spec(tuple("".join(rename[c] for c in s) for s in spec.inputs),
+                "".join(rename[c] for c in spec.out))
 
 
-def _check_spec(spec: Spec, a: Expr, b: Expr) -> None:
-    for side, s, x in (("left", spec.left, a), ("right", spec.right, b)):
+def _check_spec(spec: Spec, operands: tuple[Expr, ...]) -> None:
+    if len(spec.inputs) != len(operands) or len(operands) < 2:
+        raise TensorCalcError(f"product *({spec}) has {len(spec.inputs)} index strings for "
+                              f"{len(operands)} operands (at least 2)")
+    for k, (s, x) in enumerate(zip(spec.inputs, operands)):
         if len(s) != x.order:
+            side = {0: "left", 1: "right"}.get(k, f"operand {k}") if len(operands) == 2 else f"operand {k}"
             raise TensorCalcError(f"product *({spec}): the {side} index string {s!r} has "
                                   f"{len(s)} letters but the {side} operand has order {x.order}")
     if len(set(spec.out)) != len(spec.out):
         raise TensorCalcError(f"product *({spec}): an output index appears twice")
-    missing = set(spec.out) - set(spec.left + spec.right)
+    missing = set(spec.out) - set("".join(spec.inputs))
     if missing:
         raise TensorCalcError(f"product *({spec}): output index {sorted(missing)[0]!r} appears in no input")
     seen: dict[str, Axis] = {}
-    for c, ax in zip(spec.left + spec.right, a.axes + b.axes):
-        if seen.setdefault(c, ax) != ax:
-            raise TensorCalcError(f"product *({spec}): index {c!r} binds axes {seen[c]} and {ax}")
+    for s, x in zip(spec.inputs, operands):
+        for c, ax in zip(s, x.axes):
+            if seen.setdefault(c, ax) != ax:
+                raise TensorCalcError(f"product *({spec}): index {c!r} binds axes {seen[c]} and {ax}")
 
 
 def _fmt(axes: tuple) -> str:

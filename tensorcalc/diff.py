@@ -13,8 +13,7 @@ in both a and b becomes exp(b * log(a)) (table 3.1).
 from __future__ import annotations
 
 from . import dag
-from .dag import (LETTERS, Axis, Const, Delta, Elementwise, Expr, Power, Product, Special, Spec,
-                  Sum, Var)
+from .dag import LETTERS, Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var
 from .errors import TensorCalcError
 
 
@@ -108,16 +107,18 @@ def _rebuild(node: Expr, args: tuple[Expr, ...]) -> Expr:
 
 
 def _explicit_sum(node: Product) -> Expr:
-    """a *(s1,s2->s3) b with indices summed on one side only becomes
-    (a *(s1,s2->s3 m) b) *(s3 m, m->s3) 1, m the missing indices (section 4.6)."""
-    s1, s2, s3 = node.spec
-    missing = "".join(dict.fromkeys(c for c in s1 + s2 if c not in s3 and (c in s1) != (c in s2)))
+    """A product with indices summed inside one operand only, such as
+    a *(s1,s2->s3) b with m in s1 but not in s2 or s3, becomes
+    (a *(s1,s2->s3 m) b) *(s3 m, m->s3) 1 (section 4.6), so every operand's pullback
+    is a valid product."""
+    inputs, out = node.spec
+    missing = "".join(dict.fromkeys(c for k, s in enumerate(inputs) for c in s
+                                    if c not in out and not any(c in t for j, t in enumerate(inputs) if j != k)))
     if not missing:
         return node
-    a, b = node.args
-    inner = dag.product(a, b, Spec(s1, s2, s3 + missing))
-    ones = dag.const(1.0, inner.axes[len(s3):])
-    return dag.product(inner, ones, Spec(s3 + missing, missing, s3))
+    inner = dag.contraction(node.args, (*inputs, out + missing))
+    ones = dag.const(1.0, inner.axes[len(out):])
+    return dag.product(inner, ones, (out + missing, missing, out))
 
 
 # ---------------------------------------------------------------------------- index helpers
@@ -129,18 +130,18 @@ def _fresh(count: int, used: str) -> str:
     return "".join(free[:count])
 
 
-def contract(x: Expr, sx: str, y: Expr, sy: str, target: str) -> Expr:
-    """x *(sx,sy->target) y, where target may repeat a letter: a repeated letter
-    places the result on a diagonal, written as a product with a delta tensor."""
+def contract(operands: tuple[Expr, ...], inputs: tuple[str, ...], target: str) -> Expr:
+    """The contraction of `operands` into `target`, which may repeat a letter: a repeated
+    letter places the result on a diagonal, written as a product with a delta tensor."""
     unique = "".join(dict.fromkeys(target))
-    result = dag.product(x, y, Spec(sx, sy, unique))
+    result = dag.contraction(operands, (*inputs, unique))
     if unique == target:
         return result
-    axis = dict(zip(sx + sy, x.axes + y.axes))
+    axis = dict(zip("".join(inputs), (ax for x in operands for ax in x.axes)))
     seen, renamed, first, extra = set(), [], [], []
     for c in target:
         if c in seen:
-            m = _fresh(1, sx + sy + target + "".join(extra))
+            m = _fresh(1, "".join(inputs) + target + "".join(extra))
             first.append(c)
             extra.append(m)
             renamed.append(m)
@@ -148,7 +149,7 @@ def contract(x: Expr, sx: str, y: Expr, sy: str, target: str) -> Expr:
             seen.add(c)
             renamed.append(c)
     d = dag.delta(len(first), [axis[c] for c in first] * 2)
-    return dag.product(result, d, Spec(unique, "".join(first + extra), "".join(renamed)))
+    return dag.product(result, d, (unique, "".join(first + extra), "".join(renamed)))
 
 
 # ---------------------------------------------------------------------------- rules
@@ -158,11 +159,12 @@ def _sum(node: Sum, pullback: Expr, i: int, q: int) -> Expr:
 
 
 def _product(node: Product, pullback: Expr, i: int, q: int) -> Expr:
-    s1, s2, s3 = node.spec
-    s4 = _fresh(q, s1 + s2 + s3)
-    other = node.args[1 - i]
-    mine, theirs = (s1, s2) if i == 0 else (s2, s1)
-    return contract(pullback, s4 + s3, other, theirs, s4 + mine)
+    """The pullback times every other operand: G *(s4 out, s_j..., -> s4 s_i) others."""
+    inputs, out = node.spec
+    s4 = _fresh(q, "".join(inputs) + out)
+    others = [k for k in range(len(inputs)) if k != i]
+    return contract((pullback, *(node.args[k] for k in others)),
+                    (s4 + out, *(inputs[k] for k in others)), s4 + inputs[i])
 
 
 def _chain(pullback: Expr, q: int, fprime: Expr, child: Expr, out_order: int) -> Expr:
@@ -171,9 +173,9 @@ def _chain(pullback: Expr, q: int, fprime: Expr, child: Expr, out_order: int) ->
     s1 = LETTERS[:child.order]
     s4 = _fresh(q, s1)
     if out_order is None:
-        return dag.product(pullback, fprime, Spec(s4 + s1, s1, s4 + s1))
+        return dag.product(pullback, fprime, (s4 + s1, s1, s4 + s1))
     s2 = _fresh(out_order, s1 + s4)
-    return dag.product(pullback, fprime, Spec(s4 + s2, s2 + s1, s4 + s1))
+    return dag.product(pullback, fprime, (s4 + s2, s2 + s1, s4 + s1))
 
 
 def _square(a: Expr) -> Expr:
@@ -206,18 +208,18 @@ def _elementwise(node: Elementwise, pullback: Expr, i: int, q: int) -> Expr:
 def _inv_derivative(x: Expr) -> Expr:
     """d inv(X)[a,b] / dX[c,d] = -inv[a,c] inv[d,b], as -(inv(X)) *(ij,kl->kjli) inv(X)."""
     inv = dag.special("inv", x)
-    return dag.product(dag.neg(inv), inv, Spec("ij", "kl", "kjli"))
+    return dag.product(dag.neg(inv), inv, ("ij", "kl", "kjli"))
 
 
 def _adj_derivative(x: Expr) -> Expr:
     """adj(X) = det(X) inv(X) (table 3.1), so d adj[a,b]/dX[c,d] = inv[a,b] adj[d,c] - adj[a,c] inv[d,b]."""
     inv, adj = dag.special("inv", x), dag.special("adj", x)
-    return dag.sub(dag.product(inv, adj, Spec("ab", "dc", "abcd")),
-                   dag.product(adj, inv, Spec("ac", "db", "abcd")))
+    return dag.sub(dag.product(inv, adj, ("ab", "dc", "abcd")),
+                   dag.product(adj, inv, ("ac", "db", "abcd")))
 
 
 SPECIAL_DERIVATIVES = {  # f'(X), axes: f's range first, then X's (table 4.1)
-    "det": lambda x: dag.product(dag.special("adj", x), dag.const(1.0), Spec("ij", "", "ji")),
+    "det": lambda x: dag.product(dag.special("adj", x), dag.const(1.0), ("ij", "", "ji")),
     "inv": _inv_derivative,
     "adj": _adj_derivative,
 }
@@ -235,9 +237,9 @@ def _power(node: Power, pullback: Expr, i: int, q: int) -> Expr:
     s4 = _fresh(q, s1)
     if i == 0:
         fprime = dag.scale(b, dag.power(a, dag.sub(b, dag.const(1.0))))
-        return dag.product(pullback, fprime, Spec(s4 + s1, s1, s4 + s1))
+        return dag.product(pullback, fprime, (s4 + s1, s1, s4 + s1))
     fprime = dag.hadamard(node, dag.elementwise("log", a))
-    return dag.product(pullback, fprime, Spec(s4 + s1, s1, s4))
+    return dag.product(pullback, fprime, (s4 + s1, s1, s4))
 
 
 def _leaf(node: Expr, pullback: Expr, i: int, q: int) -> Expr:

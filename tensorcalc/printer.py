@@ -36,6 +36,8 @@ def _is_neg(node: Expr) -> bool:
 
 
 def _is_division(node: Product) -> bool:
+    if len(node.args) != 2:
+        return False
     a, b = node.args
     s = node.spec
     return (isinstance(b, Elementwise) and b.fn == "recip" and s.left == s.right == s.out
@@ -52,10 +54,19 @@ def _sum(node: Sum) -> list:
 
 
 def _product(node: Product) -> list:
-    a, b = node.args
+    """Binary products print as they parse; a contraction of n > 2 operands prints as a
+    left fold of binary products, each keeping the letters still needed."""
     if _is_division(node):
-        return ["(", a, " / ", b.args[0], ")"]
-    return ["(", a, f" *({node.spec}) ", b, ")"]
+        return ["(", node.args[0], " / ", node.args[1].args[0], ")"]
+    inputs, out = node.spec
+    parts: list = [node.args[0]]
+    have = inputs[0]
+    for k in range(1, len(inputs)):
+        later = "".join(inputs[k + 1:]) + out
+        keep = out if k == len(inputs) - 1 else "".join(c for c in dict.fromkeys(have + inputs[k]) if c in later)
+        parts = ["(", *parts, f" *({have},{inputs[k]}->{keep}) ", node.args[k], ")"]
+        have = keep
+    return parts
 
 
 def _elementwise(node: Elementwise) -> list:
