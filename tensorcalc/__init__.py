@@ -13,7 +13,8 @@ into the language and evaluated with NumPy.
 """
 from .dag import Axis, Expr, Spec, count_nodes, same_structure, variables
 from .check import check_derivative
-from .diff import derivative
+from .diff import derivative, hessian
+from .simplify import simplify
 from .errors import DomainError, ParseError, ShapeError, TensorCalcError
 from .evaluation import evaluate
 from .infer import Input, parse, parse_expr
@@ -21,5 +22,5 @@ from .printer import to_text
 
 __all__ = [
     "Axis", "Expr", "Spec", "Input", "TensorCalcError", "ParseError", "ShapeError", "DomainError",
-    "parse", "parse_expr", "derivative", "evaluate", "to_text", "count_nodes", "same_structure", "variables", "check_derivative",
+    "parse", "parse_expr", "derivative", "hessian", "simplify", "evaluate", "to_text", "count_nodes", "same_structure", "variables", "check_derivative",
 ]

@@ -37,6 +37,8 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("--points", type=int, default=3, help="random points for --check (default 3)")
     diff.add_argument("--tol", type=float, default=1e-6,
                       help="largest relative error --check accepts (default 1e-6)")
+    diff.add_argument("--raw", action="store_true",
+                      help="print the unsimplified reverse-mode result, as in the thesis")
     diff.add_argument("--json", action="store_true", help="print the result as JSON")
     return parser
 
@@ -68,7 +70,7 @@ def _diff(args: argparse.Namespace) -> int:
     if wrt not in inp.declared:
         raise TensorCalcError(f"--wrt {wrt}: not declared (declared: {', '.join(inp.orders)})")
     from .diff import derivative
-    result = derivative(inp.expr, inp.declared[wrt], args.order)
+    result = derivative(inp.expr, inp.declared[wrt], args.order, simplify=not args.raw)
     report = {"expression": str(inp.expr), "wrt": wrt, "order": args.order,
               "derivative": str(result), "nodes": dag.count_nodes(result)}
     status = 0

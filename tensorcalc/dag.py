@@ -14,6 +14,7 @@ division, negation and the element-wise product are builders over these (table 3
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import weakref
 from typing import Iterable, NamedTuple
@@ -153,6 +154,13 @@ def _intern(cls: type, params: tuple, args: tuple, axes: tuple) -> Expr:
 
 def _rebuild(cls, params, args, axes):
     return _intern(cls, params, args, axes)
+
+
+def rebuild(node: Expr, args: tuple[Expr, ...]) -> Expr:
+    """`node` with new children of the same axes (the generic rewrite of every pass)."""
+    if args == node.args:
+        return node
+    return _intern(type(node), node.params(), args, node.axes)
 
 
 # ----------------------------------------------------------------------------- leaves
@@ -385,3 +393,25 @@ def same_structure(a: Expr, b: Expr) -> bool:
         seen.add((id(x), id(y)))
         stack.extend(zip(x.args, y.args))
     return True
+
+
+_DIGESTS: "weakref.WeakKeyDictionary[Expr, bytes]" = weakref.WeakKeyDictionary()
+
+
+def digest(expr: Expr) -> bytes:
+    """A structural fingerprint, equal for equal nodes in every run (ids are not):
+    a stable key for ordering commutative operands and comparing terms. Each node is
+    fingerprinted once; the walk stops at nodes already done."""
+    stack = [(expr, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if node in _DIGESTS:
+            continue
+        if not expanded:
+            stack.append((node, True))
+            stack.extend((c, False) for c in node.args if c not in _DIGESTS)
+            continue
+        parts = [type(node).__name__, repr(node.params()), repr(node.axes)]
+        parts += [_DIGESTS[c].hex() for c in node.args]
+        _DIGESTS[node] = hashlib.blake2b("|".join(parts).encode(), digest_size=12).digest()
+    return _DIGESTS[expr]

@@ -17,16 +17,28 @@ from .dag import LETTERS, Const, Delta, Elementwise, Expr, Power, Product, Speci
 from .errors import TensorCalcError
 
 
-def derivative(expr: Expr, wrt: str | Var, order: int = 1) -> Expr:
-    """d^order expr / d wrt^order; `wrt` a variable name in `expr` or a Var node."""
+def derivative(expr: Expr, wrt: str | Var, order: int = 1, simplify: bool = True) -> Expr:
+    """d^order expr / d wrt^order; `wrt` a variable name in `expr` or a Var node.
+
+    With `simplify` (the default) each order is simplified before the next is taken;
+    `simplify=False` gives the thesis' raw reverse-mode result.
+    """
     if not isinstance(expr, Expr):
         raise TensorCalcError(f"derivative expects an expression, got {type(expr).__name__}")
-    if not isinstance(order, int) or order < 0:
+    if not isinstance(order, int) or isinstance(order, bool) or order < 0:
         raise TensorCalcError(f"derivative order must be a whole number >= 0, got {order!r}")
+    from .simplify import simplify as simplified
     x = _resolve(expr, wrt)
     for _ in range(order):
         expr = _reverse(expr, x)
+        expr = simplified(expr) if simplify else expr
     return expr
+
+
+def hessian(expr: Expr, wrt: str | Var, simplify: bool = True) -> Expr:
+    """The second derivative: for a scalar expression and a variable of order p, an
+    order-2p tensor (the variable's axes twice)."""
+    return derivative(expr, wrt, 2, simplify)
 
 
 def _resolve(expr: Expr, wrt: str | Var) -> Var:
@@ -74,7 +86,7 @@ def prepare(expr: Expr, x: Var) -> tuple[Expr, set[Expr]]:
     new: dict[Expr, Expr] = {}
     depends: set[Expr] = set()
     for node in dag.topo(expr):
-        rebuilt = _rebuild(node, tuple(new[c] for c in node.args))
+        rebuilt = dag.rebuild(node, tuple(new[c] for c in node.args))
         if node is x or any(c in depends for c in node.args):
             depends.add(node)
             rebuilt = _rewrite(rebuilt, [c in depends for c in node.args])
@@ -98,12 +110,6 @@ def _rewrite(node: Expr, dependent: list[bool]) -> Expr:
         base, exponent = node.args
         return dag.elementwise("exp", dag.scale(exponent, dag.elementwise("log", base)))
     return node
-
-
-def _rebuild(node: Expr, args: tuple[Expr, ...]) -> Expr:
-    if args == node.args:
-        return node
-    return dag._intern(type(node), node.params(), args, node.axes)
 
 
 def _explicit_sum(node: Product) -> Expr:

@@ -30,12 +30,12 @@ class Input:
     orders: dict[str, int]
     declared: dict[str, dag.Var] = field(repr=False)
 
-    def derivative(self, order: int = 1) -> Expr:
+    def derivative(self, order: int = 1, simplify: bool = True) -> Expr:
         """The derivative of `expr` with respect to `wrt` (which must be given)."""
         from .diff import derivative
         if self.wrt is None:
             raise TensorCalcError("this input names no variable: add 'derivative wrt NAME'")
-        return derivative(self.expr, self.declared[self.wrt], order)
+        return derivative(self.expr, self.declared[self.wrt], order, simplify)
 
 
 def parse(text: str) -> Input:

@@ -12,7 +12,7 @@ def test_thesis_examples_and_their_derivatives_round_trip(line):
     inp = tc.parse(line)
     assert tc.parse_expr(str(inp.expr), inp.orders) is inp.expr
     for order in (1, 2):
-        d = tc.derivative(inp.expr, inp.declared[inp.wrt], order)
+        d = tc.derivative(inp.expr, inp.declared[inp.wrt], order, simplify=False)
         again = tc.parse_expr(str(d), inp.orders)
         assert tc.same_structure(again, d)
         assert str(again) == str(d)
