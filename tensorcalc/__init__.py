@@ -14,7 +14,7 @@ into the language and evaluated with NumPy.
 from .dag import Axis, Expr, Spec, count_nodes, same_structure, variables
 from .check import check_derivative
 from .diff import derivative, hessian
-from .simplify import simplify
+from .simplification import simplify
 from .errors import DomainError, ParseError, ShapeError, TensorCalcError
 from .evaluation import evaluate
 from .infer import Input, parse, parse_expr

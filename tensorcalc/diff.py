@@ -27,7 +27,7 @@ def derivative(expr: Expr, wrt: str | Var, order: int = 1, simplify: bool = True
         raise TensorCalcError(f"derivative expects an expression, got {type(expr).__name__}")
     if not isinstance(order, int) or isinstance(order, bool) or order < 0:
         raise TensorCalcError(f"derivative order must be a whole number >= 0, got {order!r}")
-    from .simplify import simplify as simplified
+    from .simplification import simplify as simplified
     x = _resolve(expr, wrt)
     for _ in range(order):
         expr = _reverse(expr, x)

@@ -51,7 +51,7 @@ def simplify(expr: Expr) -> Expr:
     if not isinstance(expr, Expr):
         raise TensorCalcError(f"simplify expects an expression, got {type(expr).__name__}")
     nodes = dag.topo(expr)
-    inner_sums, inner_products = _inner(nodes, expr)
+    inner_sums, inner_products, single = _inner(nodes, expr)
     letters = _Letters()
     new: dict[Expr, Expr] = {}
     for node in nodes:
@@ -61,7 +61,7 @@ def simplify(expr: Expr) -> Expr:
             result = _sum(_addends(node, inner_sums, new), node.axes, letters)
         else:
             if _opens(node):
-                result = emit(normal_term(node, letters, inner_products, new), node.axes)
+                result = emit(normal_term(node, letters, _Context(inner_products, single, new)), node.axes)
             else:
                 result = RULES[type(node)](dag.rebuild(node, tuple(new[c] for c in node.args)), letters)
         assert result.axes == node.axes, f"simplify changed the axes of {node!r}"
@@ -73,27 +73,31 @@ def _opens(node: Expr) -> bool:
     return isinstance(node, Product) or (isinstance(node, Elementwise) and node.fn == "neg")
 
 
-def _inner(nodes: list[Expr], root: Expr) -> tuple[set[Expr], set[Expr]]:
-    """Sums whose parents are all sums, and products (or negations) whose one parent is
-    a product or negation: both are read as part of their parent, never on their own,
-    so a chain of n products is flattened once, not n times."""
+def _inner(nodes: list[Expr], root: Expr) -> tuple[set[Expr], set[Expr], set[Expr]]:
+    """Sums whose parents are all sums; products (or negations) whose one parent is a
+    product or negation; and every node whose one parent is a product or negation.
+    The first two are read as part of their parent, never on their own, so a chain of
+    n products is flattened once, not n times; the third may be inlined by its parent."""
     parents: dict[Expr, list[Expr]] = {}
     for node in nodes:
         for child in node.args:
             parents.setdefault(child, []).append(node)
-    sums, products = set(), set()
+    sums, products, single = set(), set(), set()
     for node in nodes:
         above = parents.get(node, [])
         if node is root or not above:
             continue
         if isinstance(node, Sum) and all(isinstance(p, Sum) for p in above):
             sums.add(node)
-        elif _opens(node) and len(above) == 1 and _opens(above[0]):
-            products.add(node)
-    return sums, products
+        if len(above) == 1 and _opens(above[0]):
+            single.add(node)
+            if _opens(node):
+                products.add(node)
+    return sums, products, single
 
 
 def _addends(node: Sum, inner: set[Expr], new: dict[Expr, Expr]) -> list[Expr]:
+    """The addends of a sum, read through inner sums and through simplified ones."""
     out, stack = [], [node]
     while stack:
         n = stack.pop()
@@ -104,34 +108,76 @@ def _addends(node: Sum, inner: set[Expr], new: dict[Expr, Expr]) -> list[Expr]:
     return out
 
 
+def _leaves(total: Sum) -> list[Expr]:
+    out, stack = [], [total]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Sum):
+            stack.extend(reversed(n.args))
+        else:
+            out.append(n)
+    return out
+
+
 # ----------------------------------------------------------------------------- reading terms
 
-def term_of(node: Expr, letters: _Letters, out: tuple[int, ...],
-            inner: set[Expr] = frozenset(), new: dict[Expr, Expr] | None = None) -> Term:
-    """`node` as a term whose output letters are `out`. The node is opened, and so are
-    the inner (original) products below it; any other operand is taken simplified
-    (`new`) as a factor, its constant and its sign moved into the coefficient.
-    Iterative: product chains of any length are fine."""
+def term_of(node: Expr, letters: _Letters, out: tuple[int, ...], ctx: "_Context | None" = None) -> Term:
+    """`node` as a term whose output letters are `out`.
+
+    Read as factors: the node itself; the original products below it that only it uses
+    (`ctx.inner`), all the way down; and one level of a simplified operand that only it
+    uses or that sums over no index (an element-wise or broadcast product: inlining it
+    never costs more). Anything else is a factor, its constant and sign moved into the
+    coefficient. Iterative, so product chains of any length are fine."""
+    ctx = ctx or _Context()
     term = Term(1.0, [], out)
-    stack = [(node, out, True)]
+    stack = [(node, out, "open")]
     while stack:
-        n, o, opened = stack.pop()
-        if not opened:
-            n = (new or {}).get(n, n)
-            while isinstance(n, Elementwise) and n.fn == "neg":
-                term.coef, n = -term.coef, n.args[0]
+        n, o, mode = stack.pop()
+        if mode == "operand":
+            n, mode = ctx.resolve(n)
+        while mode != "open" and isinstance(n, Elementwise) and n.fn == "neg":
+            term.coef, n = -term.coef, n.args[0]
         if isinstance(n, Const):
             term.coef *= n.value
             if n.order:
                 term.factors.append((dag.const(1.0, n.axes), o))
-        elif opened and isinstance(n, Elementwise) and n.fn == "neg":
+        elif mode == "open" and isinstance(n, Elementwise) and n.fn == "neg":
             term.coef = -term.coef
-            stack.append((n.args[0], o, n.args[0] in inner))
-        elif opened and isinstance(n, Product):
-            stack.extend((x, s, x in inner) for x, s in reversed(_operands(n, o, letters)))
+            stack.append((n.args[0], o, ctx.below_neg(n.args[0])))
+        elif mode in ("open", "level") and isinstance(n, Product):
+            stack.extend((x, t, ctx.below(x) if mode == "open" else "factor")
+                         for x, t in reversed(_operands(n, o, letters)))
         else:
             term.factors.append((n, o))
     return term
+
+
+class _Context:
+    """What `term_of` may open: inner originals, and simplified operands (`new`) that
+    have a single parent (`single`) or sum over nothing. Without `new`, the node read
+    is itself simplified (a sum's addend), and a negation's body is its term."""
+
+    def __init__(self, inner=frozenset(), single=frozenset(), new=None):
+        self.inner, self.single, self.new = inner, single, new
+
+    def below(self, operand: Expr) -> str:
+        return "open" if operand in self.inner else "operand"
+
+    def below_neg(self, operand: Expr) -> str:
+        return "open" if operand in self.inner or self.new is None else "operand"
+
+    def resolve(self, operand: Expr) -> tuple[Expr, str]:
+        n = operand if self.new is None else self.new.get(operand, operand)
+        while isinstance(n, Elementwise) and n.fn == "neg":
+            return n, "factor"                      # its sign is taken by the caller's loop
+        if isinstance(n, Product) and (operand in self.single or _sums_nothing(n)):
+            return n, "level"
+        return n, "factor"
+
+
+def _sums_nothing(product: Product) -> bool:
+    return set("".join(product.spec.inputs)) <= set(product.spec.out)
 
 
 def _operands(n: Product, out: tuple[int, ...], letters: _Letters) -> list[tuple[Expr, tuple[int, ...]]]:
@@ -147,8 +193,9 @@ def _eliminate_deltas(term: Term) -> None:
     """Relabel indices instead of multiplying by deltas: sum_b delta[a,b] g[b] = g[a].
 
     A pair is kept when both its letters are outputs (a diagonal embedding) or when
-    neither occurs anywhere else (then it sums to an axis length). Letters are merged
-    with a union-find and counted, so a term of F factors costs O(F)."""
+    no other factor carries either letter (then it is a broadcast or sums to an axis
+    length). Letters are merged with a union-find and counted, so a term of F factors
+    costs O(F)."""
     alias: dict[int, int] = {}
 
     def find(c: int) -> int:
@@ -156,7 +203,7 @@ def _eliminate_deltas(term: Term) -> None:
             c = alias[c]
         return c
 
-    count = Counter(c for _, s in term.factors for c in s) + Counter(term.out)
+    count = Counter(c for _, s in term.factors for c in s)   # factor occurrences only
     out, factors = set(term.out), []
     for node, s in term.factors:
         if not isinstance(node, Delta):
@@ -209,9 +256,8 @@ def _merge_same_indices(term: Term) -> None:
     term.factors = merged
 
 
-def normal_term(node: Expr, letters: _Letters, inner: set[Expr] = frozenset(),
-                new: dict[Expr, Expr] | None = None) -> Term:
-    term = term_of(node, letters, letters.fresh(node.order), inner, new)
+def normal_term(node: Expr, letters: _Letters, ctx: _Context | None = None) -> Term:
+    term = term_of(node, letters, letters.fresh(node.order), ctx)
     for f, _ in term.factors:
         if isinstance(f, Const) and f.value == 0.0:
             term.coef = 0.0
@@ -235,7 +281,11 @@ def emit(term: Term, axes: tuple) -> Expr:
     if deltas and len(deltas) < len(term.factors):
         rest = [(f, s) for f, s in term.factors if not isinstance(f, Delta)]
         needed = set(term.out) | {c for _, s in deltas for c in s}
-        rest_out = tuple(dict.fromkeys(c for _, s in rest for c in s if c in needed))
+        carried = {c for _, s in rest for c in s}
+        linked = {c for _, s in deltas for c in s}            # block axes: rows first
+        rest_out = tuple(dict.fromkeys([c for c in term.out if c in carried and c in linked] +
+                                       [c for c in term.out if c in carried] +
+                                       [c for _, s in rest for c in s if c in needed]))
         axis = {c: ax for f, s in rest for c, ax in zip(s, f.axes)}
         block = emit(Term(term.coef, rest, rest_out), tuple(axis[c] for c in rest_out))
         return _contract(Term(1.0, [(block, rest_out), *deltas], term.out))
@@ -287,6 +337,7 @@ def _key(term: Term, skip: int | None) -> tuple:
 
 
 def _sum(addends: list[Expr], axes: tuple, letters: _Letters) -> Expr:
+    addends = [leaf for a in addends for leaf in (_leaves(a) if isinstance(a, Sum) else [a])]
     terms = [normal_term(a, letters) for a in addends]
     terms = _collect(terms, axes, letters)
     nodes = [emit(t, axes) for t in terms if t.coef != 0.0]
