@@ -13,6 +13,7 @@ into the language and evaluated with NumPy.
 """
 from .dag import Axis, Expr, Spec, count_nodes, same_structure, variables
 from .check import check_derivative
+from .codegen import compile
 from .diff import derivative, hessian
 from .simplification import simplify
 from .errors import DomainError, ParseError, ShapeError, TensorCalcError
@@ -22,5 +23,5 @@ from .printer import to_text
 
 __all__ = [
     "Axis", "Expr", "Spec", "Input", "TensorCalcError", "ParseError", "ShapeError", "DomainError",
-    "parse", "parse_expr", "derivative", "hessian", "simplify", "evaluate", "to_text", "count_nodes", "same_structure", "variables", "check_derivative",
+    "parse", "parse_expr", "compile", "derivative", "hessian", "simplify", "evaluate", "to_text", "count_nodes", "same_structure", "variables", "check_derivative",
 ]
