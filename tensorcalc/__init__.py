@@ -18,10 +18,12 @@ from .diff import derivative, hessian
 from .simplification import simplify
 from .errors import DomainError, ParseError, ShapeError, TensorCalcError
 from .evaluation import evaluate
+from .forward import pushforward
+from .matrix import as_matrix, hessian_matrix
 from .infer import Input, parse, parse_expr
 from .printer import to_text
 
 __all__ = [
     "Axis", "Expr", "Spec", "Input", "TensorCalcError", "ParseError", "ShapeError", "DomainError",
-    "parse", "parse_expr", "compile", "derivative", "hessian", "simplify", "evaluate", "to_text", "count_nodes", "same_structure", "variables", "check_derivative",
+    "parse", "parse_expr", "compile", "derivative", "hessian", "pushforward", "hessian_matrix", "as_matrix", "simplify", "evaluate", "to_text", "count_nodes", "same_structure", "variables", "check_derivative",
 ]

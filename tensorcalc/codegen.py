@@ -73,7 +73,7 @@ class _Planner:
         self.steps: list[Step] = []
         self.names: dict[Expr, str] = {}
         self.contractions: list[str] = []
-        self.lengths: dict[Axis, tuple[str, int]] = {}
+        self.lengths: dict[tuple[Axis, str, int], None] = {}
 
     def name(self, node: Expr) -> str:
         return self.names[node]
@@ -106,7 +106,7 @@ def _var(p: _Planner, node: Var) -> None:
     if not node.name.isidentifier():
         raise TensorCalcError(f"variable name {node.name!r} is not an identifier; it cannot be compiled")
     for pos, axis in enumerate(node.axes):
-        p.lengths.setdefault(axis, (node.name, pos))
+        p.lengths[(axis, node.name, pos)] = None          # every place an axis is read
     p.add(node, f"values[{node.name!r}]")
 
 
@@ -154,10 +154,11 @@ def plan(outputs: Sequence[Expr]) -> Plan:
         PLAN_RULES[type(node)](p, node)
     out_names = []
     for node in outputs:                             # each output a fresh array of its shape
-        p.add(("out", node), "_out(xp, {}, " + p.shape(node) + ")", (p.name(node),))
+        copy = "True" if isinstance(node, Var) else "False"
+        p.add(("out", node), "_out(xp, {}, " + p.shape(node) + f", {copy})", (p.name(node),))
         out_names.append(p.names[("out", node)])
     variables = tuple((n.name, n.order) for n in dag.topo(*outputs) if isinstance(n, Var))
-    lengths = tuple((a, *src) for a, src in p.lengths.items())
+    lengths = tuple(p.lengths)
     return Plan(tuple(p.steps), tuple(out_names), tuple(p.contractions), lengths, variables)
 
 
@@ -170,11 +171,15 @@ def emit(pl: Plan) -> str:
     return "def compiled(values, xp, n, _c):\n" + "\n".join(body) + "\n"
 
 
-def _out(xp, value, shape):
-    """Outputs are arrays of their full shape that the caller owns (never an input)."""
+def _out(xp, value, shape, copy: bool):
+    """Outputs are C-ordered arrays of their full shape that the caller owns (never an
+    input), so `as_matrix` views them without a copy."""
     if isinstance(value, float) or getattr(value, "shape", None) != shape:
         return xp.array(xp.broadcast_to(xp.asarray(value, dtype=float), shape))
-    return value
+    if copy:
+        return xp.array(value)
+    flags = getattr(value, "flags", None)
+    return xp.ascontiguousarray(value) if flags is not None and not flags.c_contiguous else value
 
 
 def _delta(xp, k: int, shape: tuple[int, ...]):
