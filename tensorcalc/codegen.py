@@ -74,18 +74,22 @@ class _Planner:
         self.names: dict[Expr, str] = {}
         self.contractions: list[str] = []
         self.lengths: dict[tuple[Axis, str, int], None] = {}
+        self.uses: dict[Expr, int] = {}
 
     def name(self, node: Expr) -> str:
-        return self.names[node]
+        """The node as a value: a Python float for a constant, else its array."""
+        return self.array(node) if isinstance(node, Delta) else self.names[node]
 
     def array(self, node: Expr) -> str:
-        """The node as an array of its full shape (a constant is materialised once)."""
-        if isinstance(node, Const):
+        """The node as an array of its full shape; constants and deltas are materialised
+        here, once, and only where a contraction, a matrix function or an output needs them."""
+        if isinstance(node, (Const, Delta)):
             key = ("array", node)
             if key not in self.names:
-                target = f"v{len(self.steps)}"
-                self.steps.append(Step(target, f"xp.full({self.shape(node)}, {float(node.value)!r})", ()))
-                self.names[key] = target
+                code = (f"xp.full({self.shape(node)}, {float(node.value)!r})" if isinstance(node, Const)
+                        else f"_delta(xp, {node.n}, {self.shape(node)})")
+                self.steps.append(Step(f"v{len(self.steps)}", code, ()))
+                self.names[key] = self.steps[-1].target
             return self.names[key]
         return self.names[node]
 
@@ -116,32 +120,74 @@ def _const(p: _Planner, node: Const) -> None:
     p.names[node] = repr(float(node.value))
 
 
-def _product(p: _Planner, node: Product) -> None:
-    scale, operands, inputs = 1.0, [], []
+def _embedding(node: Product):
+    """(pairs, rest) when the product is a delta on output letters times the rest: a
+    diagonal embedding, written into zeros instead of multiplied by an identity."""
+    deltas = [(a, s) for a, s in zip(node.args, node.spec.inputs) if isinstance(a, Delta)]
+    rest = [(a, s) for a, s in zip(node.args, node.spec.inputs) if not isinstance(a, Delta)]
+    if not deltas or len(rest) != 1 or isinstance(rest[0][0], Const):
+        return None
+    pairs = [(s[k], s[d.n + k]) for d, s in deltas for k in range(d.n)]
+    carried = set(rest[0][1])
+    out = node.spec.out
+    if len(set(rest[0][1])) != len(rest[0][1]) or not all(a in out and b in out for a, b in pairs):
+        return None
+    if not all((a in carried) != (b in carried) for a, b in pairs) or not carried <= set(out):
+        return None
+    return pairs, rest[0]
+
+
+def _embed_step(p: _Planner, node: Product, pairs, rest) -> None:
+    operand, letters = rest
+    carried = [(a, b) if a in letters else (b, a) for a, b in pairs]   # (carried, free) letters
+    p.add(node, f"_embed(xp, {{}}, {p.shape(node)}, {node.spec.out!r}, {letters!r}, {tuple(carried)!r})",
+          (p.array(operand),))
+
+
+def _product(p: _Planner, node: Product, extra: float = 1.0) -> None:
+    """One contraction; a scalar factor (constants, a folded negation) scales the
+    lowest-order operand, which is cheaper than scaling the result."""
+    embedding = _embedding(node) if extra == 1.0 else None
+    if embedding is not None:
+        _embed_step(p, node, *embedding)
+        return
+    scale, operands, inputs = extra, [], []
     for arg, s in zip(node.args, node.spec.inputs):
         if isinstance(arg, Const) and arg.order == 0:
             scale *= arg.value
         else:
             operands.append(p.array(arg))
             inputs.append(s)
-    prefix = "" if scale == 1.0 else f"{scale!r} * "
     if not operands:
         p.add(node, f"xp.full({p.shape(node)}, {scale!r})")
-    elif all(s == node.spec.out for s in inputs):            # element-wise: no einsum needed
-        p.add(node, prefix + " * ".join("{}" for _ in operands), tuple(operands))
+        return
+    codes = ["{}"] * len(operands)
+    if scale != 1.0:
+        smallest = min(range(len(inputs)), key=lambda k: len(inputs[k]))
+        codes[smallest] = f"({scale!r} * {{}})"
+    if all(s == node.spec.out for s in inputs):             # element-wise: no einsum needed
+        p.add(node, " * ".join(codes), tuple(operands))
     else:
         p.contractions.append(f"{','.join(inputs)}->{node.spec.out}")
-        call = f"_c[{len(p.contractions) - 1}](" + ", ".join("{}" for _ in operands) + ")"
-        p.add(node, prefix + call, tuple(operands))
+        p.add(node, f"_c[{len(p.contractions) - 1}](" + ", ".join(codes) + ")", tuple(operands))
+
+
+def _elementwise(p: _Planner, node: Elementwise) -> None:
+    (arg,) = node.args
+    if node.fn == "neg" and isinstance(arg, Product) and p.uses.get(arg) == 1 and arg not in p.names:
+        _product(p, arg, extra=-1.0)                    # -(contraction): scale an operand
+        p.names[node] = p.names.pop(arg)
+        return
+    p.add(node, ELEMENTWISE_CODE[node.fn], (p.name(arg),))
 
 
 PLAN_RULES = {
     Var: _var,
     Const: _const,
-    Delta: lambda p, node: p.add(node, f"_delta(xp, {node.n}, {p.shape(node)})"),
+    Delta: lambda p, node: None,                     # materialised on demand by _Planner.array
     Sum: lambda p, node: p.add(node, "({} + {})", tuple(map(p.name, node.args))),
     Product: _product,
-    Elementwise: lambda p, node: p.add(node, ELEMENTWISE_CODE[node.fn], (p.name(node.args[0]),)),
+    Elementwise: _elementwise,
     Special: lambda p, node: p.add(node, f"_special[{node.fn!r}](xp, {{}})", (p.array(node.args[0]),)),
     Power: lambda p, node: p.add(node, "({} ** {})", tuple(map(p.name, node.args))),
 }
@@ -150,8 +196,17 @@ PLAN_RULES = {
 def plan(outputs: Sequence[Expr]) -> Plan:
     """One step per distinct node of all outputs, in dependency order."""
     p = _Planner()
-    for node in dag.topo(*outputs):
-        PLAN_RULES[type(node)](p, node)
+    nodes = dag.topo(*outputs)
+    for node in nodes:
+        for child in node.args:
+            p.uses[child] = p.uses.get(child, 0) + 1
+    for node in outputs:
+        p.uses[node] = p.uses.get(node, 0) + 1
+    folded = {n.args[0] for n in nodes if isinstance(n, Elementwise) and n.fn == "neg"
+              and isinstance(n.args[0], Product) and p.uses.get(n.args[0]) == 1}
+    for node in nodes:
+        if node not in folded:                           # planned by the negation above it
+            PLAN_RULES[type(node)](p, node)
     out_names = []
     for node in outputs:                             # each output a fresh array of its shape
         copy = "True" if isinstance(node, Var) else "False"
@@ -172,14 +227,27 @@ def emit(pl: Plan) -> str:
 
 
 def _out(xp, value, shape, copy: bool):
-    """Outputs are C-ordered arrays of their full shape that the caller owns (never an
-    input), so `as_matrix` views them without a copy."""
+    """Outputs are arrays of their full shape that the caller owns (never an input)."""
     if isinstance(value, float) or getattr(value, "shape", None) != shape:
         return xp.array(xp.broadcast_to(xp.asarray(value, dtype=float), shape))
-    if copy:
-        return xp.array(value)
-    flags = getattr(value, "flags", None)
-    return xp.ascontiguousarray(value) if flags is not None and not flags.c_contiguous else value
+    return xp.array(value) if copy else value
+
+
+def _embed(xp, value, shape, out: str, letters: str, pairs: tuple[tuple[str, str], ...]):
+    """value[letters] times delta(carried, free) for each pair, as an array over `out`:
+    zeros with `value` written on a diagonal, as a closed form writes the per-row blocks
+    of a block-diagonal Hessian. Other array modules contract with identity matrices."""
+    if xp is not np:
+        sizes = dict(zip(letters, value.shape))
+        eyes = [xp.eye(sizes[a]) for a, _ in pairs]
+        spec = ",".join([letters] + [a + b for a, b in pairs])
+        return xp.einsum(f"{spec}->{out}", value, *eyes)
+    alias = {free: carried for carried, free in pairs}
+    view = "".join(alias.get(c, c) for c in out)
+    unique = "".join(dict.fromkeys(view))
+    result = np.zeros(shape)
+    np.einsum(f"{view}->{unique}", result)[...] = np.einsum(f"{letters}->{unique}", value)
+    return result
 
 
 def _delta(xp, k: int, shape: tuple[int, ...]):
@@ -230,10 +298,13 @@ class Compiled:
         self.exprs, self.keys, self.single = tuple(exprs), keys, single
         self.plan = plan(self.exprs)
         self.source = emit(self.plan)
-        namespace = {"_delta": _delta, "_special": SPECIAL_CODE, "_out": _out}
+        namespace = {"_delta": _delta, "_special": SPECIAL_CODE, "_out": _out, "_embed": _embed}
         exec(builtins.compile(self.source, "<tensorcalc.compiled>", "exec"), namespace)  # noqa: S102 - source from the plan only
         self._fn = namespace["compiled"]
         self._contractions = [Contraction(eq) for eq in self.plan.contractions]
+        bound = {_axis_key(a) for a, _, _ in self.plan.lengths}
+        self._unread = tuple({_axis_key(a): a for e in self.exprs for node in dag.topo(e) for a in node.axes
+                              if _axis_key(a) not in bound}.items())   # axes of variables not read
 
     def __call__(self, values: Mapping[str, Any] | None = None, **kwargs):
         values = {**(values or {}), **kwargs}
@@ -246,6 +317,7 @@ class Compiled:
         return outputs
 
     def _lengths(self, values: Mapping[str, Any]) -> dict[str, int]:
+        """Axis lengths by key, checked: every place an axis is read must agree."""
         for name, order in self.plan.variables:
             if name not in values:
                 raise ShapeError(f"no value given for variable {name!r}")
@@ -255,13 +327,10 @@ class Compiled:
         n: dict[str, int] = {}
         for axis, name, pos in self.plan.lengths:
             _bind(n, _axis_key(axis), values[name].shape[pos], f"axis {pos} of {name!r}")
-        for node in dag.topo(*self.exprs):
-            for pos, axis in enumerate(node.axes):
-                if _axis_key(axis) not in n:
-                    if axis.var in values and axis.pos < len(values[axis.var].shape):
-                        n[_axis_key(axis)] = values[axis.var].shape[axis.pos]
-                    else:
-                        raise ShapeError(f"cannot tell the length of axis {axis}: pass a value for {axis.var!r}")
+        for key, axis in self._unread:
+            if axis.var not in values or axis.pos >= len(values[axis.var].shape):
+                raise ShapeError(f"cannot tell the length of axis {axis}: pass a value for {axis.var!r}")
+            n[key] = values[axis.var].shape[axis.pos]
         return n
 
 

@@ -10,8 +10,8 @@ from .errors import TensorCalcError
 def as_matrix(array, rows: int):
     """Group the first `rows` axes and the rest: shape (prod(s[:rows]), prod(s[rows:])).
 
-    A reshape, so no copy is made when the layout allows (always, for the C-ordered
-    arrays compiled functions return)."""
+    A reshape, so no copy is made when the layout allows (a C-ordered tensor, or any
+    2-D one); otherwise NumPy copies."""
     shape = tuple(array.shape)
     if not 0 <= rows <= len(shape):
         raise TensorCalcError(f"cannot group {rows} axes of an array of shape {shape}")

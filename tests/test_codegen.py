@@ -143,7 +143,7 @@ def test_hessian_matrix_is_a_view_of_the_tensor():
               "V": RNG.normal(size=(5, 2))}
     tensor = hm.tensor(values)
     matrix = tc.as_matrix(tensor, 2)
-    assert matrix.shape == (8, 8) and np.shares_memory(matrix, tensor)
+    assert matrix.shape == (8, 8) and np.shares_memory(matrix, tensor)   # C-ordered: a view
     np.testing.assert_allclose(hm(values), matrix)
     np.testing.assert_allclose(matrix, matrix.T, atol=1e-12)
     assert np.all(np.linalg.eigvalsh(matrix) >= -1e-10)            # convex in U for M >= 0

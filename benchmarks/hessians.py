@@ -1,0 +1,263 @@
+"""Hessian evaluation: tensorcalc against a hand-written closed form and autodiff frameworks.
+
+    python benchmarks/hessians.py [--sizes 100 300 1000 2000] [--device cpu|gpu] [--out DIR]
+
+Problems (float64): (a) x^T A x; (b) logistic regression sum(log(1 + exp(-y .* (X w))))
+with m = 2n samples; (c) matrix factorisation sum(M .* (T - U V^T)^2) in U, k = 5, M and
+T n x n (dense Hessian (nk)^2 entries, so sizes above --mf-max are skipped).
+
+Columns, measured in one run: tensorcalc compiled; the NumPy closed form; jax.jit of
+jax.hessian; torch.func.hessian; HIPS autograd (a column is skipped with a note when its
+package is missing, and a framework is skipped at larger sizes once one call exceeds
+--cap seconds). Every result is checked against the closed form before it is timed.
+Prints markdown tables of times, ratios tensorcalc / closed form and tensorcalc / JAX,
+and symbolic build + compile times, and saves a log-log plot.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import pathlib
+import sys
+import time
+
+import numpy as np
+
+import tensorcalc as tc
+
+PROBLEMS = {
+    "quadratic": ("declare x 1 A 2 expression x *(i,ij->j) A *(j,j->) x", "x"),
+    "logistic": ("declare X 2 y 1 w 1 expression 1 *(i,i->) log(1 + exp(-(y *(i,i->i) (X *(ij,j->i) w))))", "w"),
+    "factorisation": ("declare M 2 T 2 U 2 V 2 expression "
+                      "1 *(ij,ij->) (M *(ij,ij->ij) ((T - U *(ik,jk->ij) V) ^ 2))", "U"),
+}
+K = 5
+
+
+def data(problem: str, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    if problem == "quadratic":
+        return {"x": rng.normal(size=n), "A": rng.normal(size=(n, n))}
+    if problem == "logistic":
+        m = 2 * n
+        return {"X": rng.normal(size=(m, n)) / np.sqrt(n), "y": rng.choice([-1.0, 1.0], m),
+                "w": rng.normal(size=n)}
+    return {"M": (rng.uniform(size=(n, n)) < 0.3).astype(float), "T": rng.normal(size=(n, n)),
+            "U": rng.normal(size=(n, K)), "V": rng.normal(size=(n, K))}
+
+
+# --------------------------------------------------------------------------- closed forms
+
+def closed_form(problem: str, v: dict, xp=np):
+    if problem == "quadratic":
+        return v["A"] + v["A"].T
+    if problem == "logistic":
+        s = 1.0 / (1.0 + xp.exp(-v["y"] * (v["X"] @ v["w"])))
+        return v["X"].T @ ((s * (1.0 - s))[:, None] * v["X"])
+    n, k = v["U"].shape
+    blocks = 2.0 * xp.matmul((v["M"][:, :, None] * v["V"][None]).transpose(0, 2, 1), v["V"])
+    hessian = xp.zeros((n, k, n, k))
+    rows = xp.arange(n)
+    hessian[rows, :, rows, :] = blocks
+    return hessian
+
+
+# --------------------------------------------------------------------------- frameworks
+
+def _functions(np_like):
+    return {
+        "quadratic": lambda v: (lambda x: x @ v["A"] @ x, "x"),
+        "logistic": lambda v: (lambda w: np_like.sum(np_like.log(1 + np_like.exp(-v["y"] * (v["X"] @ w)))), "w"),
+        "factorisation": lambda v: (lambda u: np_like.sum(v["M"] * (v["T"] - u @ v["V"].T) ** 2), "U"),
+    }
+
+
+def jax_hessian(problem, v):
+    import jax
+    import jax.numpy as jnp
+    jax.config.update("jax_enable_x64", True)
+    jv = {k: jnp.asarray(a) for k, a in v.items()}
+    f, wrt = _functions(jnp)[problem](jv)
+    h = jax.jit(jax.hessian(f))
+    return lambda: h(jv[wrt]).block_until_ready()
+
+
+def torch_hessian(problem, v):
+    import torch
+    tv = {k: torch.as_tensor(a, dtype=torch.float64) for k, a in v.items()}
+    f, wrt = _functions(torch)[problem](tv)
+    return lambda: torch.func.hessian(f)(tv[wrt])
+
+
+def autograd_hessian(problem, v):
+    import autograd
+    import autograd.numpy as anp
+    f, wrt = _functions(anp)[problem](v)
+    h = autograd.hessian(f)
+    return lambda: h(v[wrt])
+
+
+FRAMEWORKS = {"jax": ("jax", jax_hessian), "torch": ("torch", torch_hessian),
+              "autograd": ("autograd", autograd_hessian)}
+
+
+# --------------------------------------------------------------------------- timing
+
+def best_time(fn, budget: float = 1.0, repeats: int = 7) -> float:
+    """Best of up to `repeats` calls, stopping once `budget` seconds are spent."""
+    fn()                                              # warm-up (JIT compilation, path caches)
+    times, spent = [], 0.0
+    while len(times) < repeats and (spent < budget or len(times) < 2):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+        spent += times[-1]
+    return min(times)
+
+
+def agree(result, reference, name: str) -> None:
+    result = np.asarray(result.get() if hasattr(result, "get") else result).reshape(reference.shape)
+    scale = max(1.0, float(np.abs(reference).max()))
+    err = float(np.abs(result - reference).max()) / scale
+    if err > 1e-8:
+        raise AssertionError(f"{name} disagrees with the closed form: relative error {err:.2e}")
+
+
+def build(problem: str):
+    """Parse, differentiate twice, simplify and compile; returns (compiled, seconds)."""
+    start = time.perf_counter()
+    inp = tc.parse(PROBLEMS[problem][0])
+    fn = tc.compile(tc.hessian(inp.expr, PROBLEMS[problem][1]))
+    return fn, time.perf_counter() - start
+
+
+def run_problem(problem, sizes, args, xp, rows, builds):
+    fn, seconds = build(problem)
+    builds.append((problem, seconds, fn.source.count("\n") - 1))
+    skip: dict[str, str] = {}
+    for n in sizes:
+        if problem == "factorisation" and n > args.mf_max:
+            print(f"# {problem} n={n}: skipped (dense Hessian of {(n * K) ** 2:,} entries; --mf-max {args.mf_max})",
+                  file=sys.stderr)
+            continue
+        v = data(problem, n, np.random.default_rng(n))
+        dv = {k: xp.asarray(a) for k, a in v.items()}
+        reference = np.asarray(closed_form(problem, v))
+        row = {"problem": problem, "n": n}
+        agree(fn(dv), reference, "tensorcalc")
+        row["tensorcalc"] = best_time(lambda: _sync(fn(dv)), args.budget)
+        row["closed"] = best_time(lambda: _sync(closed_form(problem, dv, xp)), args.budget)
+        for name, (module, make) in FRAMEWORKS.items():
+            if args.device == "gpu" or name in skip or importlib.util.find_spec(module) is None:
+                row[name] = skip.get(name, "n/a" if args.device == "gpu" else f"{module} not installed")
+                continue
+            row[name] = _framework(name, make, problem, v, reference, args, skip)
+        rows.append(row)
+        print(f"# {problem} n={n}: " + ", ".join(f"{k} {_fmt(v)}" for k, v in row.items() if k not in ("problem", "n")),
+              file=sys.stderr)
+
+
+def _framework(name, make, problem, v, reference, args, skip):
+    """Time one framework; a failure (out of memory, say) is reported, not raised,
+    except disagreement with the closed form, which stops the benchmark."""
+    try:
+        h = make(problem, v)
+        start = time.perf_counter()
+        result = h()
+        elapsed = time.perf_counter() - start
+    except Exception as err:  # noqa: BLE001 - a framework failing is a result to report
+        skip[name] = "failed before" if "memory" not in str(err).lower() else "out of memory"
+        return "out of memory" if "memory" in str(err).lower() else f"failed: {type(err).__name__}"
+    agree(result, reference, name)
+    if elapsed > args.cap:
+        skip[name] = f"> {args.cap:g} s"
+    return best_time(h, args.budget, repeats=3) if elapsed < args.cap else elapsed
+
+
+def _sync(result):
+    if hasattr(result, "device") and hasattr(result.device, "synchronize"):
+        result.device.synchronize()
+    return result
+
+
+def _fmt(value) -> str:
+    return f"{value * 1000:.2f} ms" if isinstance(value, float) else str(value)
+
+
+def _ratio(a, b) -> str:
+    return f"{a / b:.2f}" if isinstance(a, float) and isinstance(b, float) else "-"
+
+
+def report(rows, builds, device: str) -> None:
+    columns = ["tensorcalc", "closed", "jax", "torch", "autograd"]
+    print(f"## Hessian evaluation time ({device}, float64, best of repeated calls)\n")
+    print("| problem | n | " + " | ".join(columns) + " | tensorcalc / closed | tensorcalc / JAX |")
+    print("|---|---|" + "---|" * (len(columns) + 2))
+    for r in rows:
+        cells = [_fmt(r.get(c, "-")) for c in columns]
+        print(f"| {r['problem']} | {r['n']} | " + " | ".join(cells) +
+              f" | {_ratio(r['tensorcalc'], r['closed'])} | {_ratio(r['tensorcalc'], r.get('jax'))} |")
+    print("\n## Symbolic build (parse, Hessian, simplify) plus compile\n")
+    print("| problem | time | generated lines |\n|---|---|---|")
+    for problem, seconds, lines in builds:
+        print(f"| {problem} | {seconds * 1000:.1f} ms | {lines} |")
+
+
+def plot(rows, path: pathlib.Path, device: str) -> None:
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("# matplotlib not installed: no plot (pip install '.[bench]')", file=sys.stderr)
+        return
+    problems = list(dict.fromkeys(r["problem"] for r in rows))
+    fig, axes = plt.subplots(1, len(problems), figsize=(5 * len(problems), 4), squeeze=False)
+    for ax, problem in zip(axes[0], problems):
+        sub = [r for r in rows if r["problem"] == problem]
+        for column in ["tensorcalc", "closed", "jax", "torch", "autograd"]:
+            pts = [(r["n"], r[column]) for r in sub if isinstance(r.get(column), float)]
+            if pts:
+                ax.loglog(*zip(*pts), marker="o", label=column)
+        ax.set_title(f"{problem} Hessian ({device})")
+        ax.set_xlabel("n")
+        ax.set_ylabel("seconds")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    print(f"# plot saved to {path}", file=sys.stderr)
+
+
+def array_module(device: str):
+    if device == "cpu":
+        return np
+    try:
+        import cupy
+        cupy.zeros(1)
+        return cupy
+    except Exception as err:  # noqa: BLE001 - any failure means no usable GPU
+        raise SystemExit(f"hessians.py: --device gpu needs CuPy and a CUDA GPU; none is usable here ({err})")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[100, 300, 1000, 2000])
+    parser.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=list(PROBLEMS))
+    parser.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
+    parser.add_argument("--mf-max", type=int, default=1000, help="largest n for matrix factorisation")
+    parser.add_argument("--cap", type=float, default=20.0, help="skip a framework after a call this slow")
+    parser.add_argument("--budget", type=float, default=1.0, help="seconds of repeated calls per timing")
+    parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path(__file__).parent / "out")
+    args = parser.parse_args(argv)
+    xp = array_module(args.device)
+    rows, builds = [], []
+    for problem in args.problems:
+        run_problem(problem, args.sizes, args, xp, rows, builds)
+    report(rows, builds, args.device)
+    plot(rows, args.out / f"hessians_{args.device}.png", args.device)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
