@@ -167,6 +167,9 @@ def _product(p: _Planner, node: Product, extra: float = 1.0) -> None:
         codes[smallest] = f"({scale!r} * {{}})"
     if all(s == node.spec.out for s in inputs):             # element-wise: no einsum needed
         p.add(node, " * ".join(codes), tuple(operands))
+    elif len(inputs) == 1 and sorted(inputs[0]) == sorted(node.spec.out) and len(set(inputs[0])) == len(inputs[0]):
+        perm = tuple(inputs[0].index(c) for c in node.spec.out)  # a pure axis permutation
+        p.add(node, f"xp.transpose({codes[0]}, {perm})", tuple(operands))
     else:
         p.contractions.append(f"{','.join(inputs)}->{node.spec.out}")
         p.add(node, f"_c[{len(p.contractions) - 1}](" + ", ".join(codes) + ")", tuple(operands))
