@@ -161,18 +161,63 @@ def _product(p: _Planner, node: Product, extra: float = 1.0) -> None:
     if not operands:
         p.add(node, f"xp.full({p.shape(node)}, {scale!r})")
         return
-    codes = ["{}"] * len(operands)
     if scale != 1.0:
         smallest = min(range(len(inputs)), key=lambda k: len(inputs[k]))
-        codes[smallest] = f"({scale!r} * {{}})"
+        p.steps.append(Step(f"v{len(p.steps)}", f"({scale!r} * {{}})", (operands[smallest],)))
+        operands = operands[:smallest] + [p.steps[-1].target] + operands[smallest + 1:]
+    operands, inputs = _absorb_weights(p, operands, inputs, node.spec.out)
+    codes = ["{}"] * len(operands)
+    matmul = _matmul(inputs, node.spec.out)
     if all(s == node.spec.out for s in inputs):             # element-wise: no einsum needed
         p.add(node, " * ".join(codes), tuple(operands))
+    elif matmul is not None:                                # BLAS reads transposes in place
+        p.add(node, matmul.format(*codes), tuple(operands))
     elif len(inputs) == 1 and sorted(inputs[0]) == sorted(node.spec.out) and len(set(inputs[0])) == len(inputs[0]):
         perm = tuple(inputs[0].index(c) for c in node.spec.out)  # a pure axis permutation
         p.add(node, f"xp.transpose({codes[0]}, {perm})", tuple(operands))
     else:
         p.contractions.append(f"{','.join(inputs)}->{node.spec.out}")
         p.add(node, f"_c[{len(p.contractions) - 1}](" + ", ".join(codes) + ")", tuple(operands))
+
+
+def _matmul(inputs: list[str], out: str) -> str | None:
+    """Code for a two-operand contraction that is a matrix (or matrix-vector) product:
+    orders <= 2, distinct letters, one summed index, every other index in the output."""
+    if len(inputs) != 2:
+        return None
+    a, b = inputs
+    summed = set(a) & set(b)
+    if (len(a) > 2 or len(b) > 2 or len(set(a)) != len(a) or len(set(b)) != len(b) or len(summed) != 1
+            or summed & set(out) or sorted(out) != sorted(set(a + b) - summed)):
+        return None
+    (c,) = summed
+    left = "{}" if len(a) == 1 or a[1] == c else "xp.transpose({})"
+    right = "{}" if len(b) == 1 or b[0] == c else "xp.transpose({})"
+    free = [x for x in a if x != c] + [x for x in b if x != c]
+    product = f"xp.matmul({left}, {right})"
+    return product if "".join(free) == out else f"xp.transpose({product})"
+
+
+def _absorb_weights(p: _Planner, operands: list[str], inputs: list[str], out: str):
+    """Multiply a diagonal weight into a neighbour by broadcasting: an operand whose
+    letters are all summed and each carried by two other operands (the d of
+    X^T diag(d) X) must meet one of them anyway, and a broadcast multiply is cheaper
+    than the einsum step opt_einsum would spend on it; the rest stays one contraction."""
+    for k, s in enumerate(inputs):
+        others = [j for j in range(len(inputs)) if j != k]
+        if (len(inputs) < 3 or not s or len(set(s)) != len(s) or any(c in out for c in s)
+                or any(sum(c in inputs[j] for j in others) < 2 for c in s)):
+            continue
+        host = next((j for j in others if set(s) <= set(inputs[j]) and len(set(inputs[j])) == len(inputs[j])), None)
+        if host is None:
+            continue
+        target = f"v{len(p.steps)}"
+        p.steps.append(Step(target, f"_weigh(xp, {{}}, {{}}, {inputs[host]!r}, {s!r})", (operands[host], operands[k])))
+        operands, inputs = list(operands), list(inputs)
+        operands[host] = target
+        del operands[k], inputs[k]
+        return operands, inputs
+    return operands, inputs
 
 
 def _elementwise(p: _Planner, node: Elementwise) -> None:
@@ -253,6 +298,14 @@ def _embed(xp, value, shape, out: str, letters: str, pairs: tuple[tuple[str, str
     return result
 
 
+def _weigh(xp, host, weight, host_letters: str, weight_letters: str):
+    """host * weight, the weight's axes aligned to the host's by letter."""
+    kept = [c for c in host_letters if c in weight_letters]
+    aligned = xp.transpose(weight, tuple(weight_letters.index(c) for c in kept))
+    shape = tuple(host.shape[k] if c in weight_letters else 1 for k, c in enumerate(host_letters))
+    return host * xp.reshape(aligned, shape)
+
+
 def _delta(xp, k: int, shape: tuple[int, ...]):
     size = 1
     for length in shape[:k]:
@@ -301,7 +354,8 @@ class Compiled:
         self.exprs, self.keys, self.single = tuple(exprs), keys, single
         self.plan = plan(self.exprs)
         self.source = emit(self.plan)
-        namespace = {"_delta": _delta, "_special": SPECIAL_CODE, "_out": _out, "_embed": _embed}
+        namespace = {"_delta": _delta, "_special": SPECIAL_CODE, "_out": _out, "_embed": _embed,
+                     "_weigh": _weigh}
         exec(builtins.compile(self.source, "<tensorcalc.compiled>", "exec"), namespace)  # noqa: S102 - source from the plan only
         self._fn = namespace["compiled"]
         self._contractions = [Contraction(eq) for eq in self.plan.contractions]
