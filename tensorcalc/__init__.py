@@ -11,13 +11,14 @@ into the language and evaluated with NumPy.
     >>> tensorcalc.evaluate(H, {"x": np.ones(2), "A": A}).tolist()
     [[0.0, 3.0], [3.0, 6.0]]
 """
-from .dag import Axis, Expr, Spec, count_nodes, same_structure, variables
+from .dag import Axis, Expr, Spec, count_nodes, variables
 from .check import check_derivative
 from .codegen import compile
 from .diff import derivative, hessian
 from .simplification import simplify
 from .errors import DomainError, ParseError, ShapeError, TensorCalcError
 from .evaluation import evaluate
+from .graph import digest, same_structure
 from .forward import pushforward
 from .matrix import as_matrix, hessian_matrix
 from .infer import Input, parse, parse_expr

@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
-import opt_einsum
 
-from . import dag
+from . import dag, runtime
 from .dag import Axis, Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var
 from .errors import ShapeError, TensorCalcError
 
@@ -274,72 +273,6 @@ def emit(pl: Plan) -> str:
     return "def compiled(values, xp, n, _c):\n" + "\n".join(body) + "\n"
 
 
-def _out(xp, value, shape, copy: bool):
-    """Outputs are arrays of their full shape that the caller owns (never an input)."""
-    if isinstance(value, float) or getattr(value, "shape", None) != shape:
-        return xp.array(xp.broadcast_to(xp.asarray(value, dtype=float), shape))
-    return xp.array(value) if copy else value
-
-
-def _embed(xp, value, shape, out: str, letters: str, pairs: tuple[tuple[str, str], ...]):
-    """value[letters] times delta(carried, free) for each pair, as an array over `out`:
-    zeros with `value` written on a diagonal, as a closed form writes the per-row blocks
-    of a block-diagonal Hessian. Other array modules contract with identity matrices."""
-    if xp is not np:
-        sizes = dict(zip(letters, value.shape))
-        eyes = [xp.eye(sizes[a]) for a, _ in pairs]
-        spec = ",".join([letters] + [a + b for a, b in pairs])
-        return xp.einsum(f"{spec}->{out}", value, *eyes)
-    alias = {free: carried for carried, free in pairs}
-    view = "".join(alias.get(c, c) for c in out)
-    unique = "".join(dict.fromkeys(view))
-    result = np.zeros(shape)
-    np.einsum(f"{view}->{unique}", result)[...] = np.einsum(f"{letters}->{unique}", value)
-    return result
-
-
-def _weigh(xp, host, weight, host_letters: str, weight_letters: str):
-    """host * weight, the weight's axes aligned to the host's by letter."""
-    kept = [c for c in host_letters if c in weight_letters]
-    aligned = xp.transpose(weight, tuple(weight_letters.index(c) for c in kept))
-    shape = tuple(host.shape[k] if c in weight_letters else 1 for k, c in enumerate(host_letters))
-    return host * xp.reshape(aligned, shape)
-
-
-def _delta(xp, k: int, shape: tuple[int, ...]):
-    size = 1
-    for length in shape[:k]:
-        size *= length
-    return xp.eye(size).reshape(shape)
-
-
-def _adjugate(xp, a):
-    if xp is np:
-        from .evaluation import adjugate
-        return adjugate(a)
-    return xp.linalg.det(a) * xp.linalg.inv(a)
-
-
-SPECIAL_CODE = {"det": lambda xp, a: xp.linalg.det(a), "inv": lambda xp, a: xp.linalg.inv(a),
-                "adj": _adjugate}
-
-
-class Contraction:
-    """One einsum equation; its contraction path is computed once per shape signature."""
-
-    def __init__(self, equation: str):
-        self.equation = equation
-        self.cache: dict[tuple, Any] = {}
-
-    def __call__(self, *arrays):
-        shapes = tuple(a.shape for a in arrays)
-        expression = self.cache.get(shapes)
-        if expression is None:
-            expression = opt_einsum.contract_expression(self.equation, *shapes, optimize="auto")
-            self.cache[shapes] = expression
-        return expression(*arrays)
-
-
 class Compiled:
     """A compiled function: call with arrays by variable name (a dict or keywords).
 
@@ -354,11 +287,11 @@ class Compiled:
         self.exprs, self.keys, self.single = tuple(exprs), keys, single
         self.plan = plan(self.exprs)
         self.source = emit(self.plan)
-        namespace = {"_delta": _delta, "_special": SPECIAL_CODE, "_out": _out, "_embed": _embed,
-                     "_weigh": _weigh}
+        namespace = {"_delta": runtime.delta, "_special": runtime.SPECIAL_CODE, "_out": runtime.out,
+                     "_embed": runtime.embed, "_weigh": runtime.weigh}
         exec(builtins.compile(self.source, "<tensorcalc.compiled>", "exec"), namespace)  # noqa: S102 - source from the plan only
         self._fn = namespace["compiled"]
-        self._contractions = [Contraction(eq) for eq in self.plan.contractions]
+        self._contractions = [runtime.Contraction(eq) for eq in self.plan.contractions]
         bound = {_axis_key(a) for a, _, _ in self.plan.lengths}
         self._unread = tuple({_axis_key(a): a for e in self.exprs for node in dag.topo(e) for a in node.axes
                               if _axis_key(a) not in bound}.items())   # axes of variables not read

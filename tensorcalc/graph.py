@@ -1,0 +1,50 @@
+"""Whole-graph helpers over expression DAGs: structural equality and stable fingerprints."""
+from __future__ import annotations
+
+import hashlib
+import weakref
+
+from .dag import Expr
+
+
+def same_structure(a: Expr, b: Expr) -> bool:
+    """True when a and b have the same node types, parameters and children, axis labels aside.
+
+    Printing keeps structure but not every axis label (a derivative's constant may stand
+    for an axis of a variable it no longer reads), so this is the equality that a
+    derivative's text round trip preserves; for parsed expressions `a is b` holds.
+    """
+    seen: set[tuple[int, int]] = set()
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if x is y or (id(x), id(y)) in seen:
+            continue
+        if type(x) is not type(y) or x.params() != y.params() or len(x.args) != len(y.args) \
+                or x.order != y.order:
+            return False
+        seen.add((id(x), id(y)))
+        stack.extend(zip(x.args, y.args))
+    return True
+
+
+_DIGESTS: "weakref.WeakKeyDictionary[Expr, bytes]" = weakref.WeakKeyDictionary()
+
+
+def digest(expr: Expr) -> bytes:
+    """A structural fingerprint, equal for equal nodes in every run (ids are not):
+    a stable key for ordering commutative operands and comparing terms. Each node is
+    fingerprinted once; the walk stops at nodes already done."""
+    stack = [(expr, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if node in _DIGESTS:
+            continue
+        if not expanded:
+            stack.append((node, True))
+            stack.extend((c, False) for c in node.args if c not in _DIGESTS)
+            continue
+        parts = [type(node).__name__, repr(node.params()), repr(node.axes)]
+        parts += [_DIGESTS[c].hex() for c in node.args]
+        _DIGESTS[node] = hashlib.blake2b("|".join(parts).encode(), digest_size=12).digest()
+    return _DIGESTS[expr]

@@ -1,0 +1,77 @@
+"""Runtime support for compiled functions: the helpers generated code calls.
+
+Each takes the array module `xp` that `codegen.array_module` chose, so the same code
+runs on NumPy, CuPy and other array modules.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import opt_einsum
+
+
+def out(xp, value, shape, copy: bool):
+    """Outputs are arrays of their full shape that the caller owns (never an input)."""
+    if isinstance(value, float) or getattr(value, "shape", None) != shape:
+        return xp.array(xp.broadcast_to(xp.asarray(value, dtype=float), shape))
+    return xp.array(value) if copy else value
+
+
+def embed(xp, value, shape, out: str, letters: str, pairs: tuple[tuple[str, str], ...]):
+    """value[letters] times delta(carried, free) for each pair, as an array over `out`:
+    zeros with `value` written on a diagonal, as a closed form writes the per-row blocks
+    of a block-diagonal Hessian. Other array modules contract with identity matrices."""
+    if xp is not np:
+        sizes = dict(zip(letters, value.shape))
+        eyes = [xp.eye(sizes[a]) for a, _ in pairs]
+        spec = ",".join([letters] + [a + b for a, b in pairs])
+        return xp.einsum(f"{spec}->{out}", value, *eyes)
+    alias = {free: carried for carried, free in pairs}
+    view = "".join(alias.get(c, c) for c in out)
+    unique = "".join(dict.fromkeys(view))
+    result = np.zeros(shape)
+    np.einsum(f"{view}->{unique}", result)[...] = np.einsum(f"{letters}->{unique}", value)
+    return result
+
+
+def weigh(xp, host, weight, host_letters: str, weight_letters: str):
+    """host * weight, the weight's axes aligned to the host's by letter."""
+    kept = [c for c in host_letters if c in weight_letters]
+    aligned = xp.transpose(weight, tuple(weight_letters.index(c) for c in kept))
+    shape = tuple(host.shape[k] if c in weight_letters else 1 for k, c in enumerate(host_letters))
+    return host * xp.reshape(aligned, shape)
+
+
+def delta(xp, k: int, shape: tuple[int, ...]):
+    size = 1
+    for length in shape[:k]:
+        size *= length
+    return xp.eye(size).reshape(shape)
+
+
+def adjugate(xp, a):
+    if xp is np:
+        from .evaluation import adjugate
+        return adjugate(a)
+    return xp.linalg.det(a) * xp.linalg.inv(a)
+
+
+SPECIAL_CODE = {"det": lambda xp, a: xp.linalg.det(a), "inv": lambda xp, a: xp.linalg.inv(a),
+                "adj": adjugate}
+
+
+class Contraction:
+    """One einsum equation; its contraction path is computed once per shape signature."""
+
+    def __init__(self, equation: str):
+        self.equation = equation
+        self.cache: dict[tuple, Any] = {}
+
+    def __call__(self, *arrays):
+        shapes = tuple(a.shape for a in arrays)
+        expression = self.cache.get(shapes)
+        if expression is None:
+            expression = opt_einsum.contract_expression(self.equation, *shapes, optimize="auto")
+            self.cache[shapes] = expression
+        return expression(*arrays)
