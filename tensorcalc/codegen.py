@@ -4,11 +4,17 @@
 several outputs (value, gradient, Hessian) is one step, computed once. The plan is data
 and prints as the program it becomes. `emit` writes Python source from it; the only
 text of the user that reaches the source is variable names, validated identifiers,
-written as string literals (dictionary keys). Every product is one
-`opt_einsum.contract_expression`, whose contraction path is chosen once per shape
-signature and cached; opt_einsum dispatches on the array type, so the same function
-runs on NumPy, CuPy or any array type opt_einsum supports. The array module for
-element-wise functions is chosen in one place, `array_module`, from the arguments.
+written as string literals (dictionary keys).
+
+Products become: an element-wise multiply when no index is summed or permuted;
+`xp.transpose` for a pure axis permutation; `xp.matmul` for a two-operand matrix or
+matrix-vector product (BLAS reads transposed operands in place, where einsum's
+tensordot would copy); a zeros array written through a diagonal view for a delta on
+output indices (a block-diagonal Hessian); and otherwise one
+`opt_einsum.contract_expression`, its contraction path chosen once per shape signature
+and cached, never NumPy's unoptimised einsum. opt_einsum dispatches on the array type,
+and element-wise functions use the array module chosen in one place, `array_module`,
+so the same function runs on NumPy, CuPy, JAX and other Array-API arrays.
 """
 from __future__ import annotations
 

@@ -125,3 +125,18 @@ def test_shared_dag_derivative_evaluates_correctly():
     e = _shared(600)
     result = check_derivative(e, "x", sizes=(3,))
     assert result.error <= 1e-6
+
+
+@pytest.mark.parametrize("text, orders, wrt", [
+    ("x *(i,ij->j) A *(j,j->) x", {"x": 1, "A": 2}, "x"),
+    ("1 *(i,i->) log(1 + exp(-(y *(i,i->i) (X *(ij,j->i) w))))", {"X": 2, "y": 1, "w": 1}, "w"),
+    ("log(det(X))", {"X": 2}, "X"),
+    ("1 *(ij,ij->) (M *(ij,ij->ij) ((T - U *(ik,jk->ij) V) ^ 2))", {"M": 2, "T": 2, "U": 2, "V": 2}, "U"),
+    ("sin(x) *(i,i->) exp(x)", {"x": 1}, "x"),
+])
+def test_third_derivatives_match_finite_differences(text, orders, wrt):
+    e = tc.parse_expr(text, orders)
+    d3 = tc.derivative(e, wrt, order=3)
+    assert d3.order == 3 * tc.variables(e)[wrt].order
+    result = check_derivative(e, wrt, order=3)
+    assert result.error <= 1e-6, (text, result)
