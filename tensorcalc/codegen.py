@@ -28,6 +28,7 @@ import numpy as np
 from . import dag, runtime
 from .dag import Axis, Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var
 from .errors import ShapeError, TensorCalcError
+from .evaluation import MAX_ENTRIES
 
 ELEMENTWISE_CODE = {
     "sin": "xp.sin({})", "cos": "xp.cos({})", "tan": "xp.tan({})", "arcsin": "xp.arcsin({})",
@@ -298,14 +299,21 @@ class Compiled:
         exec(builtins.compile(self.source, "<tensorcalc.compiled>", "exec"), namespace)  # noqa: S102 - source from the plan only
         self._fn = namespace["compiled"]
         self._contractions = [runtime.Contraction(eq) for eq in self.plan.contractions]
+        self._sized = tuple(dict.fromkeys(                   # outputs, deltas, constant tensors
+            [*self.exprs, *(n for e in self.exprs for n in dag.topo(e) if isinstance(n, (Delta, Const)) and n.order)]))
         bound = {_axis_key(a) for a, _, _ in self.plan.lengths}
         self._unread = tuple({_axis_key(a): a for e in self.exprs for node in dag.topo(e) for a in node.axes
                               if _axis_key(a) not in bound}.items())   # axes of variables not read
 
     def __call__(self, values: Mapping[str, Any] | None = None, **kwargs):
         values = {**(values or {}), **kwargs}
+        for name, value in values.items():
+            if not hasattr(value, "shape"):                  # lists, numbers: NumPy arrays
+                values[name] = np.asarray(value, dtype=float)
         xp = array_module(values)
-        outputs = self._fn(values, xp, self._lengths(values), self._contractions)
+        lengths = self._lengths(values)
+        self._check_sizes(lengths)
+        outputs = self._fn(values, xp, lengths, self._contractions)
         if self.single:
             return outputs[0]
         if self.keys is not None:
@@ -328,6 +336,18 @@ class Compiled:
                 raise ShapeError(f"cannot tell the length of axis {axis}: pass a value for {axis.var!r}")
             n[key] = values[axis.var].shape[axis.pos]
         return n
+
+
+    def _check_sizes(self, n: dict[str, int]) -> None:
+        """Refuse, before allocating, outputs and materialised tensors over MAX_ENTRIES."""
+        for node in self._sized:
+            size = 1
+            for axis in node.axes:
+                size *= n[_axis_key(axis)]
+            if size > MAX_ENTRIES:
+                shape = tuple(n[_axis_key(a)] for a in node.axes)
+                raise ShapeError(f"`{node!s:.80}` would have shape {shape}, over {MAX_ENTRIES:,} "
+                                 f"entries; use smaller axes or a structured form (block Hessians)")
 
 
 def _bind(n: dict[str, int], key: str, length: int, where: str) -> None:

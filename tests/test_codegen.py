@@ -147,3 +147,23 @@ def test_hessian_matrix_is_a_view_of_the_tensor():
     np.testing.assert_allclose(hm(values), matrix)
     np.testing.assert_allclose(matrix, matrix.T, atol=1e-12)
     assert np.all(np.linalg.eigvalsh(matrix) >= -1e-10)            # convex in U for M >= 0
+
+
+def test_huge_outputs_are_refused_before_allocation():
+    e = tc.parse(open("examples/matrix_factorisation.tc").read()).expr
+    fn = tc.compile(tc.hessian(e, "U"))
+    n = 30_000                                   # the dense Hessian would have (5n)^2 entries
+    with pytest.raises(tc.ShapeError, match="over .* entries"):
+        fn({"M": _Shape((n, n)), "T": _Shape((n, n)), "U": _Shape((n, 5)), "V": _Shape((n, 5))})
+
+
+class _Shape:
+    """An argument with a shape and no data: the size check must fire before any use."""
+
+    def __init__(self, shape):
+        self.shape = shape
+
+
+def test_lists_are_accepted():
+    fn = tc.compile(tc.parse_expr("x *(i,i->) x", {"x": 1}))
+    assert fn(x=[1, 2, 3]) == 14.0
