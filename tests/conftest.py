@@ -11,3 +11,9 @@ settings.register_profile("default", max_examples=60, deadline=None,
 settings.register_profile("slow", max_examples=1000, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+SCALE = 20 if os.environ.get("HYPOTHESIS_PROFILE") == "slow" else 1
+
+
+def examples(n: int) -> int:
+    """n examples in the default profile, 20 n in the slow one."""
+    return n * SCALE

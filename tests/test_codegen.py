@@ -1,6 +1,7 @@
 """Code generation: compiled functions agree with evaluate, share work, cache paths, stay safe."""
 import numpy as np
 import pytest
+from conftest import examples
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
@@ -36,7 +37,7 @@ def test_compiled_agrees_with_evaluate_on_thesis_examples(line, order):
     _agree(d, inp.declared)
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(st.integers(0, 3).flatmap(lambda k: expressions(k, 3)), st.integers(0, 3))
 def test_compiled_agrees_with_evaluate_on_random_expressions(text, order):
     e = tc.parse_expr(text, VARIABLES)

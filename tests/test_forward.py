@@ -1,6 +1,7 @@
 """Forward mode: pushforwards agree with reverse mode contracted with the direction."""
 import numpy as np
 import pytest
+from conftest import examples
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
@@ -41,7 +42,7 @@ def test_forward_agrees_with_reverse_on_thesis_examples(line):
     _check(inp.expr, inp.declared[inp.wrt], np.random.default_rng(0))
 
 
-@settings(max_examples=50)
+@settings(max_examples=examples(50))
 @given(st.integers(0, 3).flatmap(lambda k: expressions(k, 4)), st.data())
 def test_forward_agrees_with_reverse_on_random_expressions(text, data):
     e = tc.parse_expr(text, VARIABLES)

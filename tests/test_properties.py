@@ -4,6 +4,7 @@ Default profile: 60 examples per property; `HYPOTHESIS_PROFILE=slow pytest -m sl
 1000. A failing example prints its text and the seed hypothesis used.
 """
 import pytest
+from conftest import examples
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
@@ -40,7 +41,7 @@ def test_derivative_matches_finite_differences(case):
     assert result.error <= 1e-6
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(expression_and_wrt(depth=3))
 def test_second_derivative_matches_finite_differences(case):
     expr, wrt = case
@@ -65,7 +66,7 @@ def test_printing_round_trips(case):
 
 
 @pytest.mark.slow
-@settings(max_examples=1000)
+@settings(max_examples=examples(1000))
 @given(expression_and_wrt(depth=5))
 def test_deep_random_expressions_slow(case):
     expr, wrt = case

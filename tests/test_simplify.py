@@ -1,6 +1,7 @@
 """Simplification: structure of the results (issue 3, item 1) and preserved values."""
 import numpy as np
 import pytest
+from conftest import examples
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
@@ -129,7 +130,7 @@ def test_rule_table_covers_every_node_type():
     assert set(simplify_module.RULES) == set(dag.NODE_TYPES)
 
 
-@settings(max_examples=60)
+@settings(max_examples=examples(60))
 @given(st.integers(0, 3).flatmap(lambda k: expressions(k, 4)))
 def test_simplify_preserves_values(text):
     e = tc.parse_expr(text, VARIABLES)
