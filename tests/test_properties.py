@@ -66,7 +66,7 @@ def test_printing_round_trips(case):
 
 
 @pytest.mark.slow
-@settings(max_examples=examples(1000))
+@settings(max_examples=1000)
 @given(expression_and_wrt(depth=5))
 def test_deep_random_expressions_slow(case):
     expr, wrt = case
