@@ -35,7 +35,10 @@ class CheckResult:
     lengths: dict
 
     def __str__(self) -> str:
-        return f"max relative error {self.error:.3e} at lengths {self.lengths}"
+        return f"max relative error {self.error:.3e} at lengths {self.printed_lengths()}"
+
+    def printed_lengths(self) -> dict[str, int]:
+        return {str(a): n for a, n in self.lengths.items()}
 
 
 def axis_lengths(exprs: list[Expr], start: int = 0, sizes: tuple[int, ...] = LENGTHS) -> dict[Axis, int]:
@@ -121,5 +124,4 @@ def check_derivative(expr: Expr, wrt: str | Var, order: int = 1, seed: int = 0,
         raise TensorCalcError(f"no point with finite values and reliable finite differences found "
                               f"in {tries} tries; is the expression defined on ({low}, {high})?")
     symbolic = evaluate(upper, values, lengths)
-    return CheckResult(_relative(symbolic, numeric), symbolic, numeric, values,
-                       {str(a): n for a, n in lengths.items()})
+    return CheckResult(_relative(symbolic, numeric), symbolic, numeric, values, dict(lengths))

@@ -79,7 +79,7 @@ def _diff(args: argparse.Namespace) -> int:
                                    variables=inp.declared) for k in range(args.points)]
         worst = max(errors, key=lambda r: r.error)
         report["check"] = {"max_error": worst.error, "points": args.points, "tol": args.tol,
-                           "lengths": worst.lengths, "passed": worst.error <= args.tol}
+                           "lengths": worst.printed_lengths(), "passed": worst.error <= args.tol}
         status = 0 if worst.error <= args.tol else 1
     _print(report, args.json)
     return status
