@@ -21,6 +21,7 @@ import numpy as np
 from . import dag
 from .dag import Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var
 from .errors import TensorCalcError
+from .evaluation import ELEMENTWISE_FUNCTIONS
 from .graph import digest
 from .terms import Context, Letters, Term, emit, normal_term
 
@@ -188,7 +189,6 @@ def _product(node: Product, letters: Letters) -> Expr:
 def _elementwise(node: Elementwise, letters: Letters) -> Expr:
     (arg,) = node.args
     if isinstance(arg, Const):
-        from .evaluation import ELEMENTWISE_FUNCTIONS
         with np.errstate(all="ignore"):
             value = float(ELEMENTWISE_FUNCTIONS[node.fn](np.float64(arg.value)))
         if np.isfinite(value):
@@ -219,6 +219,9 @@ def _same(node: Expr, letters: Letters) -> Expr:
     return node
 
 
+# One rule per node type, each correct on its own. The driver reads products and
+# negations through `normal_term` with its context (inner and single-use operands), and
+# sums through `_sum`, so for those types the table entries serve direct calls only.
 RULES = {
     Var: _same, Const: _same, Delta: _same, Special: _same,
     Sum: lambda node, letters: _sum(list(node.args), node.axes, letters),
