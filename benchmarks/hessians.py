@@ -180,8 +180,9 @@ def _framework(name, make, problem, v, reference, args, skip):
         result = h()
         elapsed = time.perf_counter() - start
     except Exception as err:  # noqa: BLE001 - a framework failing is a result to report
-        skip[name] = "failed before" if "memory" not in str(err).lower() else "out of memory"
-        return "out of memory" if "memory" in str(err).lower() else f"failed: {type(err).__name__}"
+        reason = "out of memory" if "memory" in str(err).lower() else f"failed: {type(err).__name__}"
+        skip[name] = reason
+        return reason
     agree(result, reference, name)
     if elapsed > args.cap:
         skip[name] = f"> {args.cap:g} s"

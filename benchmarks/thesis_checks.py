@@ -17,6 +17,8 @@ from tensorcalc import dag
 from tensorcalc.check import check_derivative
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from growth import chain, shared  # noqa: E402 - the DAGs the growth test uses
 
 
 def thesis_table(orders, points):
@@ -42,23 +44,6 @@ def thesis_table(orders, points):
                 cells.append(f"skipped ({str(err)[:40]}...)")
         print(f"| `{line[8:]}` | " + " | ".join(cells) + " |")
     print("\nworst relative error per order: " + ", ".join(f"{k}: {v:.2e}" for k, v in worst.items()))
-
-
-def chain(n):
-    x = dag.var("x", [dag.Axis("x", 0)])
-    e = x
-    for k in range(n):
-        e = dag.add(dag.elementwise("sin", e), dag.hadamard(e, x)) if k % 2 else dag.elementwise("exp", dag.neg(e))
-    return e
-
-
-def shared(uses):
-    x = dag.var("x", [dag.Axis("x", 0)])
-    pieces = [dag.elementwise("tanh", dag.scale(dag.const(k + 1.0), x)) for k in range(500)]
-    total = pieces[0]
-    for j in range(uses):
-        total = dag.add(total, dag.hadamard(pieces[j % 500], pieces[(7 * j + j // 500 + 3) % 500]))
-    return total
 
 
 def growth_table():

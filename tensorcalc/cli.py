@@ -12,6 +12,7 @@ import sys
 
 from . import dag
 from .check import check_derivative
+from .diff import derivative
 from .errors import TensorCalcError
 from .infer import parse
 
@@ -69,7 +70,6 @@ def _diff(args: argparse.Namespace) -> int:
         raise TensorCalcError("the input names no variable: add 'derivative wrt NAME' or pass --wrt NAME")
     if wrt not in inp.declared:
         raise TensorCalcError(f"--wrt {wrt}: not declared (declared: {', '.join(inp.orders)})")
-    from .diff import derivative
     result = derivative(inp.expr, inp.declared[wrt], args.order, simplify=not args.raw)
     report = {"expression": str(inp.expr), "wrt": wrt, "order": args.order,
               "derivative": str(result), "nodes": dag.count_nodes(result)}

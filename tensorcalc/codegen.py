@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import builtins
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping, NamedTuple, Sequence
 
@@ -29,6 +30,7 @@ from . import dag, runtime
 from .dag import Axis, Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var
 from .errors import ShapeError, TensorCalcError
 from .evaluation import MAX_ENTRIES
+from .simplification import simplify as simplified
 
 ELEMENTWISE_CODE = {
     "sin": "xp.sin({})", "cos": "xp.cos({})", "tan": "xp.tan({})", "arcsin": "xp.arcsin({})",
@@ -80,7 +82,12 @@ class _Planner:
         self.names: dict[Expr, str] = {}
         self.contractions: list[str] = []
         self.lengths: dict[tuple[Axis, str, int], None] = {}
-        self.uses: dict[Expr, int] = {}
+        self.folded: set[Expr] = set()   # single-use products a negation above them plans
+
+    def step(self, code: str, args: tuple[str, ...] = ()) -> str:
+        """Append `target = code(args)`; returns the new target's name."""
+        self.steps.append(Step(f"v{len(self.steps)}", code, args))
+        return self.steps[-1].target
 
     def name(self, node: Expr) -> str:
         """The node as a value: a Python float for a constant, else its array."""
@@ -94,15 +101,12 @@ class _Planner:
             if key not in self.names:
                 code = (f"xp.full({self.shape(node)}, {float(node.value)!r})" if isinstance(node, Const)
                         else f"_delta(xp, {node.n}, {self.shape(node)})")
-                self.steps.append(Step(f"v{len(self.steps)}", code, ()))
-                self.names[key] = self.steps[-1].target
+                self.names[key] = self.step(code)
             return self.names[key]
         return self.names[node]
 
     def add(self, node: Expr, code: str, args: tuple[str, ...] = ()) -> None:
-        target = f"v{len(self.steps)}"
-        self.steps.append(Step(target, code, args))
-        self.names[node] = target
+        self.names[node] = self.step(code, args)
 
     def shape(self, node: Expr) -> str:
         return "(" + "".join(f"n[{_axis_key(a)!r}], " for a in node.axes) + ")"
@@ -169,8 +173,8 @@ def _product(p: _Planner, node: Product, extra: float = 1.0) -> None:
         return
     if scale != 1.0:
         smallest = min(range(len(inputs)), key=lambda k: len(inputs[k]))
-        p.steps.append(Step(f"v{len(p.steps)}", f"({scale!r} * {{}})", (operands[smallest],)))
-        operands = operands[:smallest] + [p.steps[-1].target] + operands[smallest + 1:]
+        operands = list(operands)
+        operands[smallest] = p.step(f"({scale!r} * {{}})", (operands[smallest],))
     operands, inputs = _absorb_weights(p, operands, inputs, node.spec.out)
     codes = ["{}"] * len(operands)
     matmul = _matmul(inputs, node.spec.out)
@@ -217,10 +221,8 @@ def _absorb_weights(p: _Planner, operands: list[str], inputs: list[str], out: st
         host = next((j for j in others if set(s) <= set(inputs[j]) and len(set(inputs[j])) == len(inputs[j])), None)
         if host is None:
             continue
-        target = f"v{len(p.steps)}"
-        p.steps.append(Step(target, f"_weigh(xp, {{}}, {{}}, {inputs[host]!r}, {s!r})", (operands[host], operands[k])))
         operands, inputs = list(operands), list(inputs)
-        operands[host] = target
+        operands[host] = p.step(f"_weigh(xp, {{}}, {{}}, {inputs[host]!r}, {s!r})", (operands[host], operands[k]))
         del operands[k], inputs[k]
         return operands, inputs
     return operands, inputs
@@ -228,7 +230,7 @@ def _absorb_weights(p: _Planner, operands: list[str], inputs: list[str], out: st
 
 def _elementwise(p: _Planner, node: Elementwise) -> None:
     (arg,) = node.args
-    if node.fn == "neg" and isinstance(arg, Product) and p.uses.get(arg) == 1 and arg not in p.names:
+    if node.fn == "neg" and arg in p.folded:
         _product(p, arg, extra=-1.0)                    # -(contraction): scale an operand
         p.names[node] = p.names.pop(arg)
         return
@@ -242,31 +244,26 @@ PLAN_RULES = {
     Sum: lambda p, node: p.add(node, "({} + {})", tuple(map(p.name, node.args))),
     Product: _product,
     Elementwise: _elementwise,
-    Special: lambda p, node: p.add(node, f"_special[{node.fn!r}](xp, {{}})", (p.array(node.args[0]),)),
+    Special: lambda p, node: p.add(node, f"_special({node.fn!r}, xp, {{}})", (p.array(node.args[0]),)),
     Power: lambda p, node: p.add(node, "({} ** {})", tuple(map(p.name, node.args))),
 }
 
 
-def plan(outputs: Sequence[Expr]) -> Plan:
-    """One step per distinct node of all outputs, in dependency order."""
+def plan(outputs: Sequence[Expr], nodes: list[Expr]) -> Plan:
+    """One step per distinct node of all outputs (`nodes`, in dependency order)."""
     p = _Planner()
-    nodes = dag.topo(*outputs)
+    uses = Counter(list(outputs) + [c for node in nodes for c in node.args])
+    p.folded = {n.args[0] for n in nodes if isinstance(n, Elementwise) and n.fn == "neg"
+                and isinstance(n.args[0], Product) and uses[n.args[0]] == 1}
     for node in nodes:
-        for child in node.args:
-            p.uses[child] = p.uses.get(child, 0) + 1
-    for node in outputs:
-        p.uses[node] = p.uses.get(node, 0) + 1
-    folded = {n.args[0] for n in nodes if isinstance(n, Elementwise) and n.fn == "neg"
-              and isinstance(n.args[0], Product) and p.uses.get(n.args[0]) == 1}
-    for node in nodes:
-        if node not in folded:                           # planned by the negation above it
+        if node not in p.folded:                         # planned by the negation above it
             PLAN_RULES[type(node)](p, node)
     out_names = []
     for node in outputs:                             # each output a fresh array of its shape
         copy = "True" if isinstance(node, Var) else "False"
         p.add(("out", node), "_out(xp, {}, " + p.shape(node) + f", {copy})", (p.name(node),))
         out_names.append(p.names[("out", node)])
-    variables = tuple((n.name, n.order) for n in dag.topo(*outputs) if isinstance(n, Var))
+    variables = tuple((n.name, n.order) for n in nodes if isinstance(n, Var))
     lengths = tuple(p.lengths)
     return Plan(tuple(p.steps), tuple(out_names), tuple(p.contractions), lengths, variables)
 
@@ -289,20 +286,20 @@ class Compiled:
     """
 
     def __init__(self, exprs, keys, single: bool, simplify: bool = True):
-        from .simplification import simplify as simplified
         exprs = [simplified(e) for e in exprs] if simplify else list(exprs)
         self.exprs, self.keys, self.single = tuple(exprs), keys, single
-        self.plan = plan(self.exprs)
+        nodes = dag.topo(*self.exprs)
+        self.plan = plan(self.exprs, nodes)
         self.source = emit(self.plan)
-        namespace = {"_delta": runtime.delta, "_special": runtime.SPECIAL_CODE, "_out": runtime.out,
+        namespace = {"_delta": runtime.delta, "_special": runtime.special, "_out": runtime.out,
                      "_embed": runtime.embed, "_weigh": runtime.weigh}
         exec(builtins.compile(self.source, "<tensorcalc.compiled>", "exec"), namespace)  # noqa: S102 - source from the plan only
         self._fn = namespace["compiled"]
         self._contractions = [runtime.Contraction(eq) for eq in self.plan.contractions]
         self._sized = tuple(dict.fromkeys(                   # outputs, deltas, constant tensors
-            [*self.exprs, *(n for e in self.exprs for n in dag.topo(e) if isinstance(n, (Delta, Const)) and n.order)]))
+            [*self.exprs, *(n for n in nodes if isinstance(n, (Delta, Const)) and n.order)]))
         bound = {_axis_key(a) for a, _, _ in self.plan.lengths}
-        self._unread = tuple({_axis_key(a): a for e in self.exprs for node in dag.topo(e) for a in node.axes
+        self._unread = tuple({_axis_key(a): a for node in nodes for a in node.axes
                               if _axis_key(a) not in bound}.items())   # axes of variables not read
 
     def __call__(self, values: Mapping[str, Any] | None = None, **kwargs):
@@ -336,7 +333,6 @@ class Compiled:
                 raise ShapeError(f"cannot tell the length of axis {axis}: pass a value for {axis.var!r}")
             n[key] = values[axis.var].shape[axis.pos]
         return n
-
 
     def _check_sizes(self, n: dict[str, int]) -> None:
         """Refuse, before allocating, outputs and materialised tensors over MAX_ENTRIES."""

@@ -88,7 +88,7 @@ class Expr:
         return self
 
     def __reduce__(self):
-        return (_rebuild, (type(self), self.params(), self.args, self.axes))
+        return (_intern, (type(self), self.params(), self.args, self.axes))
 
 
 class Var(Expr):
@@ -149,10 +149,6 @@ def _intern(cls: type, params: tuple, args: tuple, axes: tuple) -> Expr:
             object.__setattr__(node, name, value)
         _TABLE[key] = node
     return node
-
-
-def _rebuild(cls, params, args, axes):
-    return _intern(cls, params, args, axes)
 
 
 def rebuild(node: Expr, args: tuple[Expr, ...]) -> Expr:
@@ -252,6 +248,14 @@ def neg(a: Expr) -> Expr:
     if isinstance(a, Const):
         return const(-a.value, a.axes)
     return elementwise("neg", a)
+
+
+def add_all(terms: list[Expr]) -> Expr:
+    """terms[0] + terms[1] + ..., a left fold of sums (at least one term)."""
+    total = terms[0]
+    for term in terms[1:]:
+        total = add(total, term)
+    return total
 
 
 def sub(a: Expr, b: Expr) -> Expr:

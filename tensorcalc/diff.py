@@ -15,6 +15,7 @@ from __future__ import annotations
 from . import dag
 from .dag import LETTERS, Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var
 from .errors import TensorCalcError
+from .simplification import simplify as simplified
 
 
 def derivative(expr: Expr, wrt: str | Var, order: int = 1, simplify: bool = True) -> Expr:
@@ -27,8 +28,7 @@ def derivative(expr: Expr, wrt: str | Var, order: int = 1, simplify: bool = True
         raise TensorCalcError(f"derivative expects an expression, got {type(expr).__name__}")
     if not isinstance(order, int) or isinstance(order, bool) or order < 0:
         raise TensorCalcError(f"derivative order must be a whole number >= 0, got {order!r}")
-    from .simplification import simplify as simplified
-    x = _resolve(expr, wrt)
+    x = resolve(expr, wrt)
     for _ in range(order):
         expr = _reverse(expr, x)
         expr = simplified(expr) if simplify else expr
@@ -41,7 +41,8 @@ def hessian(expr: Expr, wrt: str | Var, simplify: bool = True) -> Expr:
     return derivative(expr, wrt, 2, simplify)
 
 
-def _resolve(expr: Expr, wrt: str | Var) -> Var:
+def resolve(expr: Expr, wrt: str | Var) -> Var:
+    """The variable `wrt` names in `expr` (a Var passes through)."""
     if isinstance(wrt, Var):
         return wrt
     found = dag.variables(expr)
@@ -60,20 +61,13 @@ def _reverse(expr: Expr, x: Var) -> Expr:
     for node in reversed(dag.topo(expr)):
         if node not in pending:
             continue
-        pullback = _total(pending.pop(node))
+        pullback = dag.add_all(pending.pop(node))
         if node is x:
             return pullback
         for i, child in enumerate(node.args):
             if child in depends:
                 pending.setdefault(child, []).append(PULLBACKS[type(node)](node, pullback, i, len(root_axes)))
     raise AssertionError("the variable depends on itself but was never reached")
-
-
-def _total(contributions: list[Expr]) -> Expr:
-    total = contributions[0]
-    for c in contributions[1:]:
-        total = dag.add(total, c)
-    return total
 
 
 # ---------------------------------------------------------------------------- preparation
@@ -188,12 +182,16 @@ def _square(a: Expr) -> Expr:
     return dag.hadamard(a, a)
 
 
+def _arcsin_prime(x: Expr) -> Expr:
+    return dag.recip(dag.power(dag.sub(dag.const_like(1, x), _square(x)), dag.const(0.5)))
+
+
 ELEMENTWISE_DERIVATIVES = {  # f'(x) for the element-wise functions (table 4.1)
     "sin": lambda x: dag.elementwise("cos", x),
     "cos": lambda x: dag.neg(dag.elementwise("sin", x)),
     "tan": lambda x: dag.recip(_square(dag.elementwise("cos", x))),
-    "arcsin": lambda x: dag.recip(dag.power(dag.sub(dag.const_like(1, x), _square(x)), dag.const(0.5))),
-    "arccos": lambda x: dag.neg(dag.recip(dag.power(dag.sub(dag.const_like(1, x), _square(x)), dag.const(0.5)))),
+    "arcsin": _arcsin_prime,
+    "arccos": lambda x: dag.neg(_arcsin_prime(x)),
     "arctan": lambda x: dag.recip(dag.add(dag.const_like(1, x), _square(x))),
     "tanh": lambda x: dag.sub(dag.const_like(1, x), _square(dag.elementwise("tanh", x))),
     "exp": lambda x: dag.elementwise("exp", x),
@@ -236,15 +234,21 @@ def _special(node: Special, pullback: Expr, i: int, q: int) -> Expr:
     return _chain(pullback, q, SPECIAL_DERIVATIVES[node.fn](child), child, node.order)
 
 
-def _power(node: Power, pullback: Expr, i: int, q: int) -> Expr:
-    """d(a^b)/da = b a^(b-1) element-wise; d(a^b)/db = sum of a^b .* log(a) (section 4.2.4)."""
+def power_partials(node: Power) -> tuple[Expr, Expr]:
+    """The element-wise partials of a^b: b a^(b-1) in a and a^b .* log(a) in b (4.2.4)."""
     a, b = node.args
+    return (dag.scale(b, dag.power(a, dag.sub(b, dag.const(1.0)))),
+            dag.hadamard(node, dag.elementwise("log", a)))
+
+
+def _power(node: Power, pullback: Expr, i: int, q: int) -> Expr:
+    """In a: the element-wise chain rule; in the scalar b: summed over a's entries."""
+    a = node.args[0]
+    fprime = power_partials(node)[i]
+    if i == 0:
+        return _chain(pullback, q, fprime, a, None)
     s1 = LETTERS[:a.order]
     s4 = _fresh(q, s1)
-    if i == 0:
-        fprime = dag.scale(b, dag.power(a, dag.sub(b, dag.const(1.0))))
-        return dag.product(pullback, fprime, (s4 + s1, s1, s4 + s1))
-    fprime = dag.hadamard(node, dag.elementwise("log", a))
     return dag.product(pullback, fprime, (s4 + s1, s1, s4))
 
 

@@ -43,10 +43,13 @@ def _inverse(a: np.ndarray) -> np.ndarray:
         raise DomainError(f"inv: the {a.shape[0]}x{a.shape[1]} matrix is singular") from None
 
 
-def _delta(n: int, shape: tuple[int, ...]) -> np.ndarray:
-    """delta(n) is the identity matrix over the flattened first and last n axes."""
-    size = int(np.prod(shape[:n], dtype=np.int64))
-    return np.eye(size).reshape(shape)
+def delta_tensor(xp, n: int, shape: tuple[int, ...]):
+    """delta(n): the identity matrix over the flattened first and last n axes, in the
+    array module xp (also used by compiled code)."""
+    size = 1
+    for length in shape[:n]:
+        size *= length
+    return xp.eye(size).reshape(shape)
 
 
 SPECIAL_FUNCTIONS = {"det": np.linalg.det, "inv": _inverse, "adj": adjugate}
@@ -54,7 +57,7 @@ SPECIAL_FUNCTIONS = {"det": np.linalg.det, "inv": _inverse, "adj": adjugate}
 RULES = {
     Var: lambda node, args, env: env.values[node.name],
     Const: lambda node, args, env: np.broadcast_to(np.float64(node.value), env.shape(node)),
-    Delta: lambda node, args, env: _delta(node.n, env.shape(node)),
+    Delta: lambda node, args, env: delta_tensor(np, node.n, env.shape(node)),
     Sum: lambda node, args, env: args[0] + args[1],
     Product: lambda node, args, env: opt_einsum.contract(str(node.spec), *args),
     Elementwise: lambda node, args, env: ELEMENTWISE_FUNCTIONS[node.fn](args[0]),
@@ -64,65 +67,65 @@ RULES = {
 
 
 class Lengths:
-    """The length of every axis of one expression, bound from the given arrays."""
+    """The length of every axis of one expression (its nodes in dependency order), bound
+    from the given arrays; `source` records which variable axis gave each length."""
 
-    def __init__(self, expr: Expr, values: Mapping[str, np.ndarray], extra: Mapping[Axis, int] | None = None):
-        self.values = values
+    def __init__(self, nodes: list[Expr], values: Mapping[str, np.ndarray], extra: Mapping[Axis, int] | None = None):
+        self.values, self.nodes = values, nodes
         self.length: dict[Axis, int] = dict(extra or {})
-        self.source: dict[Axis, str] = {a: "given" for a in self.length}
-        self._bind(expr)
+        self.source: dict[Axis, tuple[str, int] | None] = dict.fromkeys(self.length)
+        self._bind()
 
     def shape(self, node: Expr) -> tuple[int, ...]:
         return tuple(self.length[a] for a in node.axes)
 
-    def _bind(self, expr: Expr) -> None:
-        nodes = dag.topo(expr)
-        for node in nodes:
+    def _bind(self) -> None:
+        for node in self.nodes:
             if isinstance(node, Var):
-                self._bind_var(node.name, node.axes, expr)
-        used = {a for node in nodes for a in node.axes}
+                self._bind_var(node.name, node.axes)
+        used = {a for node in self.nodes for a in node.axes}
         for name, value in self.values.items():
-            own = [(Axis(name, p), n) for p, n in enumerate(np.shape(value))]
-            for axis, n in own:
+            for pos, n in enumerate(np.shape(value)):
+                axis = Axis(name, pos)
                 if axis in used and axis not in self.length:
-                    self.length[axis], self.source[axis] = n, f"axis {axis.pos} of {name!r}"
-        for node in nodes:
+                    self.length[axis], self.source[axis] = n, (name, pos)
+        for node in self.nodes:
             for axis in node.axes:
                 if axis not in self.length:
-                    raise ShapeError(f"cannot tell the length of axis {axis} of `{node!s:.80}`: "
-                                     f"pass a value for {axis.var!r}" if axis.var else
-                                     f"cannot tell the length of axis {axis} of `{node!s:.80}`: "
-                                     f"no variable fixes it")
-        for node in nodes:
+                    fix = f"pass a value for {axis.var!r}" if axis.var else "no variable fixes it"
+                    raise ShapeError(f"cannot tell the length of axis {axis} of `{node!s:.80}`: {fix}")
             if np.prod(self.shape(node), dtype=float) > MAX_ENTRIES:
                 raise ShapeError(f"`{node!s:.80}` would have shape {self.shape(node)}, over "
                                  f"{MAX_ENTRIES:,} entries; use smaller axes")
 
-    def _bind_var(self, name: str, axes: tuple[Axis, ...], expr: Expr) -> None:
+    def _bind_var(self, name: str, axes: tuple[Axis, ...]) -> None:
         if name not in self.values:
             raise ShapeError(f"no value given for variable {name!r}")
         shape = np.shape(self.values[name])
         if len(shape) != len(axes):
             raise ShapeError(f"variable {name!r} has order {len(axes)} but its value has shape {shape}")
         for pos, (axis, n) in enumerate(zip(axes, shape)):
-            where = f"axis {pos} of {name!r}"
             if self.length.setdefault(axis, n) != n:
-                raise ShapeError(f"{where} has length {n} but {self.source[axis]} has length "
-                                 f"{self.length[axis]}; they must be equal: they meet in "
-                                 f"`{_meeting(expr, name, self.source[axis])!s:.120}`")
-            self.source.setdefault(axis, where)
+                raise ShapeError(f"axis {pos} of {name!r} has length {n} but {_where(self.source[axis])} "
+                                 f"has length {self.length[axis]}; they must be equal: they meet in "
+                                 f"`{_meeting(self.nodes, name, self.source[axis])!s:.120}`")
+            self.source.setdefault(axis, (name, pos))
 
 
-def _meeting(expr: Expr, name: str, other: str) -> Expr:
-    """The smallest subexpression reading both variables (`other` names one in quotes)."""
-    names = {name, other.split("'")[1]} if "'" in other else {name}
+def _where(source: tuple[str, int] | None) -> str:
+    return "the given length" if source is None else f"axis {source[1]} of {source[0]!r}"
+
+
+def _meeting(nodes: list[Expr], name: str, other: tuple[str, int] | None) -> Expr:
+    """The smallest subexpression reading both variables (or `name` under a function)."""
+    names = {name} if other is None else {name, other[0]}
     seen: dict[Expr, frozenset] = {}
-    for node in dag.topo(expr):
+    for node in nodes:
         here = frozenset([node.name]) if isinstance(node, Var) else frozenset()
         seen[node] = here.union(*(seen[c] for c in node.args)) & names
         if seen[node] == names and (len(names) > 1 or not isinstance(node, Var)):
             return node
-    return expr
+    return nodes[-1]
 
 
 def _as_array(name: str, value) -> np.ndarray:
@@ -148,9 +151,10 @@ def evaluate(expr: Expr, values: Mapping[str, object], lengths: Mapping[Axis, in
     if not isinstance(expr, Expr):
         raise TensorCalcError(f"evaluate expects an expression, got {type(expr).__name__}")
     arrays = {name: _as_array(name, v) for name, v in values.items()}
-    env = Lengths(expr, arrays, lengths)
+    nodes = dag.topo(expr)
+    env = Lengths(nodes, arrays, lengths)
     cache: dict[Expr, np.ndarray] = {}
     with np.errstate(all="ignore"):
-        for node in dag.topo(expr):
+        for node in nodes:
             cache[node] = np.asarray(RULES[type(node)](node, [cache[c] for c in node.args], env))
     return np.array(cache[expr])

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from . import dag
 from .dag import LETTERS, Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var
-from .diff import ELEMENTWISE_DERIVATIVES, SPECIAL_DERIVATIVES, _resolve
+from .diff import ELEMENTWISE_DERIVATIVES, SPECIAL_DERIVATIVES, power_partials, resolve
 from .errors import TensorCalcError
+from .simplification import simplify as simplified
 
 
 def pushforward(expr: Expr, wrt: str | Var, direction: str | Expr = None, simplify: bool = True) -> Expr:
@@ -19,7 +20,7 @@ def pushforward(expr: Expr, wrt: str | Var, direction: str | Expr = None, simpli
     `direction` is an expression with x's axes, or the name of a new variable that gets
     x's axes (default: 'd' + x's name).
     """
-    x = _resolve(expr, wrt)
+    x = resolve(expr, wrt)
     v = _direction(x, direction)
     tangent: dict[Expr, Expr | None] = {}
     for node in dag.topo(expr):
@@ -29,10 +30,7 @@ def pushforward(expr: Expr, wrt: str | Var, direction: str | Expr = None, simpli
             ts = [tangent[c] for c in node.args]
             tangent[node] = None if all(t is None for t in ts) else TANGENTS[type(node)](node, ts)
     result = tangent[expr] if tangent[expr] is not None else dag.const(0.0, expr.axes)
-    if simplify:
-        from .simplification import simplify as simplified
-        result = simplified(result)
-    return result
+    return simplified(result) if simplify else result
 
 
 def _direction(x: Var, direction) -> Expr:
@@ -52,13 +50,8 @@ def _sum(node: Sum, ts: list) -> Expr:
 
 def _product(node: Product, ts: list) -> Expr:
     """Leibniz: the sum over operands of the product with that operand's tangent."""
-    total = None
-    for k, t in enumerate(ts):
-        if t is not None:
-            args = node.args[:k] + (t,) + node.args[k + 1:]
-            term = dag.contraction(args, (*node.spec.inputs, node.spec.out))
-            total = term if total is None else dag.add(total, term)
-    return total
+    return dag.add_all([dag.contraction(node.args[:k] + (t,) + node.args[k + 1:], (*node.spec.inputs, node.spec.out))
+                        for k, t in enumerate(ts) if t is not None])
 
 
 def _elementwise(node: Elementwise, ts: list) -> Expr:
@@ -75,15 +68,13 @@ def _special(node: Special, ts: list) -> Expr:
 
 
 def _power(node: Power, ts: list) -> Expr:
-    a, b = node.args
-    ta, tb = ts
+    a = node.args[0]
     s = LETTERS[:a.order]
-    parts = []
-    if ta is not None:
-        parts.append(dag.hadamard(dag.scale(b, dag.power(a, dag.sub(b, dag.const(1.0)))), ta))
-    if tb is not None:
-        parts.append(dag.product(dag.hadamard(node, dag.elementwise("log", a)), tb, (s, "", s)))
-    return parts[0] if len(parts) == 1 else dag.add(*parts)
+    in_base, in_exponent = power_partials(node)
+    parts = [dag.hadamard(in_base, ts[0])] if ts[0] is not None else []
+    if ts[1] is not None:
+        parts.append(dag.product(in_exponent, ts[1], (s, "", s)))
+    return dag.add_all(parts)
 
 
 def _leaf(node: Expr, ts: list) -> Expr:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from . import dag
 from .dag import Axis, Expr
+from .diff import derivative
 from .errors import ParseError, TensorCalcError
 from .parse import Syntax, SyntaxInput, Token, number_value, read
 
@@ -32,7 +33,6 @@ class Input:
 
     def derivative(self, order: int = 1, simplify: bool = True) -> Expr:
         """The derivative of `expr` with respect to `wrt` (which must be given)."""
-        from .diff import derivative
         if self.wrt is None:
             raise TensorCalcError("this input names no variable: add 'derivative wrt NAME'")
         return derivative(self.expr, self.declared[self.wrt], order, simplify)
@@ -42,8 +42,9 @@ def parse(text: str) -> Input:
     """Parse the thesis input form, one line or a multi-line file with # comments."""
     syntax = read(text)
     if not syntax.is_input:
-        line = next(i for i, t in enumerate(text.split("\n"), 1) if t.split("#", 1)[0].strip())
-        column = len(text.split("\n")[line - 1]) - len(text.split("\n")[line - 1].lstrip()) + 1
+        lines = text.split("\n")
+        line = next(i for i, t in enumerate(lines, 1) if t.split("#", 1)[0].strip())
+        column = len(lines[line - 1]) - len(lines[line - 1].lstrip()) + 1
         raise ParseError("an input starts with 'declare' (declare NAME ORDER ... expression EXPR)",
                          text, line, column)
     orders = _declarations(syntax.decls, text)

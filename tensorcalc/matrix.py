@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .codegen import compile as compile_exprs
 from .dag import Expr, Var
-from .diff import _resolve, hessian
+from .diff import hessian, resolve
 from .errors import TensorCalcError
 
 
@@ -28,7 +28,7 @@ class HessianMatrix:
     def __init__(self, expr: Expr, wrt: str | Var):
         if expr.order != 0:
             raise TensorCalcError(f"a Hessian matrix needs a scalar expression; this one has order {expr.order}")
-        self.variable = _resolve(expr, wrt)
+        self.variable = resolve(expr, wrt)
         self.expr = hessian(expr, self.variable)
         self.tensor = compile_exprs(self.expr)
         self.source = self.tensor.source

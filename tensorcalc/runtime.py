@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 import opt_einsum
 
+from .evaluation import SPECIAL_FUNCTIONS, delta_tensor as delta  # noqa: F401 - called by generated code
+
 
 def out(xp, value, shape, copy: bool):
     """Outputs are arrays of their full shape that the caller owns (never an input)."""
@@ -43,22 +45,14 @@ def weigh(xp, host, weight, host_letters: str, weight_letters: str):
     return host * xp.reshape(aligned, shape)
 
 
-def delta(xp, k: int, shape: tuple[int, ...]):
-    size = 1
-    for length in shape[:k]:
-        size *= length
-    return xp.eye(size).reshape(shape)
-
-
-def adjugate(xp, a):
+def special(fn: str, xp, a):
+    """det, inv or adj: NumPy's through `evaluation` (a singular inv is a DomainError, adj
+    works for singular matrices); other modules' own linalg."""
     if xp is np:
-        from .evaluation import adjugate
-        return adjugate(a)
-    return xp.linalg.det(a) * xp.linalg.inv(a)
-
-
-SPECIAL_CODE = {"det": lambda xp, a: xp.linalg.det(a), "inv": lambda xp, a: xp.linalg.inv(a),
-                "adj": adjugate}
+        return SPECIAL_FUNCTIONS[fn](a)
+    if fn == "adj":
+        return xp.linalg.det(a) * xp.linalg.inv(a)
+    return getattr(xp.linalg, fn)(a)
 
 
 class Contraction:

@@ -39,11 +39,10 @@ def simplify(expr: Expr) -> Expr:
             continue
         if isinstance(node, Sum):
             result = _sum(_addends(node, inner_sums, new), node.axes, letters)
+        elif _opens(node):
+            result = emit(normal_term(node, letters, Context(inner_products, single, new)), node.axes)
         else:
-            if _opens(node):
-                result = emit(normal_term(node, letters, Context(inner_products, single, new)), node.axes)
-            else:
-                result = RULES[type(node)](dag.rebuild(node, tuple(new[c] for c in node.args)), letters)
+            result = RULES[type(node)](dag.rebuild(node, tuple(new[c] for c in node.args)), letters)
         assert result.axes == node.axes, f"simplify changed the axes of {node!r}"
         new[node] = result
     return new[expr]
@@ -99,7 +98,7 @@ def _leaves(total: Sum) -> list[Expr]:
     return out
 
 
-# ----------------------------------------------------------------------------- reading terms
+# ----------------------------------------------------------------------------- sums
 
 def _key(term: Term, skip: int | None) -> tuple:
     """Term structure with output letters by position and summed letters renamed in a
@@ -118,17 +117,11 @@ def _key(term: Term, skip: int | None) -> tuple:
 def _sum(addends: list[Expr], axes: tuple, letters: Letters) -> Expr:
     addends = [leaf for a in addends for leaf in (_leaves(a) if isinstance(a, Sum) else [a])]
     terms = [normal_term(a, letters) for a in addends]
-    terms = _collect(terms, axes, letters)
-    nodes = [emit(t, axes) for t in terms if t.coef != 0.0]
-    if not nodes:
-        return dag.const(0.0, axes)
-    total = nodes[0]
-    for n in nodes[1:]:
-        total = dag.add(total, n)
-    return total
+    nodes = [emit(t, axes) for t in _collect(terms, letters) if t.coef != 0.0]
+    return dag.add_all(nodes) if nodes else dag.const(0.0, axes)
 
 
-def _collect(terms: list[Term], axes: tuple, letters: Letters) -> list[Term]:
+def _collect(terms: list[Term], letters: Letters) -> list[Term]:
     """Add like terms, then terms that differ from a group's first term in one factor,
     the same factor for the whole group."""
     exact: dict[tuple, Term] = {}

@@ -84,7 +84,7 @@ class Context:
 
     def resolve(self, operand: Expr) -> tuple[Expr, str]:
         n = operand if self.new is None else self.new.get(operand, operand)
-        while isinstance(n, Elementwise) and n.fn == "neg":
+        if isinstance(n, Elementwise) and n.fn == "neg":
             return n, "factor"                      # its sign is taken by the caller's loop
         if isinstance(n, Product) and (operand in self.single or _sums_nothing(n)):
             return n, "level"

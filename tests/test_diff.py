@@ -8,6 +8,8 @@ import tensorcalc as tc
 from tensorcalc import dag
 from tensorcalc.check import check_derivative, finite_difference
 
+from growth import chain, shared
+
 RNG = np.random.default_rng(7)
 
 
@@ -82,29 +84,11 @@ def test_several_parents_contributions_are_summed():
     assert str(d) == "(delta(1) + (delta(1) *(ij,j->ij) -(sin(sin(v))))) *(ij,j->ij) cos(v)"
 
 
-def _chain(n: int) -> tc.Expr:
-    x = tc.parse_expr("x", {"x": 1})
-    e = x
-    for k in range(n):
-        e = dag.add(dag.elementwise("sin", e), dag.hadamard(e, x)) if k % 2 else dag.elementwise("exp", dag.neg(e))
-    return e
-
-
-def _shared(uses: int) -> tc.Expr:
-    x = tc.parse_expr("x", {"x": 1})
-    pieces = [dag.elementwise("tanh", dag.scale(dag.const(k + 1.0), x)) for k in range(500)]
-    total = pieces[0]
-    for j in range(uses):
-        partner = (7 * j + j // 500 + 3) % 500          # every (j % 500, partner) pair distinct
-        total = dag.add(total, dag.hadamard(pieces[j % 500], pieces[partner]))
-    return total
-
-
 def _edges(e: tc.Expr) -> int:
     return sum(len(n.args) for n in dag.topo(e))
 
 
-@pytest.mark.parametrize("build, sizes", [(_chain, (500, 1000, 2000)), (_shared, (500, 1000, 2000))])
+@pytest.mark.parametrize("build, sizes", [(chain, (500, 1000, 2000)), (shared, (500, 1000, 2000))])
 def test_differentiation_grows_linearly_and_is_fast(build, sizes):
     counts = []
     for size in sizes:
@@ -122,7 +106,7 @@ def test_differentiation_grows_linearly_and_is_fast(build, sizes):
 
 
 def test_shared_dag_derivative_evaluates_correctly():
-    e = _shared(600)
+    e = shared(600)
     result = check_derivative(e, "x", sizes=(3,))
     assert result.error <= 1e-6
 
