@@ -1,0 +1,245 @@
+"""Symbolic convexity certificates from the Hessian quadratic form (Klaus et al. 2022).
+
+`certify(expr, variables, attributes)` forms q(d) = d^T H d, the Hessian of `expr` in the
+given variables jointly, contracted twice with a direction d (tensorcalc's forward mode
+applied twice; an order-2p Hessian of a p-axis variable is read as a matrix over the
+flattened axis groups). q is expanded into monomials over atoms (`polynomial`); each is
+read as w(F) <u, K u> (`pairing`). Monomials with the same half u add their weights; a
+group is PSD when its weight is >= 0 (`signs`) and its kernel PSD. Scalar halves d_a(F),
+d_b(F) form a Gram matrix per F, PSD by its principal minors (the joint Hessians of x^2/y,
+x log(x/y), y exp(x/y) are rank one). A negative group c |sum_K p_K u_K|^2 is absorbed by a
+positive group sum_K w_K |u_K|^2 when c sum_K p_K^2 / w_K <= 1 (the variance template
+diag(z) - z z^T / sum z, by Cauchy-Schwarz). A sum of PSD groups is PSD.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tensorcalc import dag, simplify, to_text
+from tensorcalc.dag import Expr, Var
+from tensorcalc.forward import pushforward
+
+from .model import Attributes
+from .pairing import Half, split
+from .polynomial import Expander, Factor, Monomial, TooLarge, collect, multiply, normal
+from .signs import Interval, Signs, domain_facts
+
+DIRECTION_PREFIX = "__d_"
+
+
+@dataclass
+class Certificate:
+    """`convex`/`concave`: proven for every admissible parameter and domain point.
+    `rules`: what proved it; `failures`: the smallest pieces no rule could sign."""
+
+    convex: bool = False
+    concave: bool = False
+    rules: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+
+def quadratic_form(expr: Expr, variables: list[Var]) -> tuple[Expr, dict[str, Var]]:
+    """q(d) = d^T H d: the second directional derivative along d = (d_x for x in variables)."""
+    dirs = {v.name: dag.var(DIRECTION_PREFIX + v.name, v.axes) for v in variables}
+    first = dag.add_all([pushforward(expr, v, dirs[v.name], simplify=False) for v in variables])
+    second = dag.add_all([pushforward(first, v, dirs[v.name], simplify=False) for v in variables])
+    return simplify(second), dirs
+
+
+def certify(expr: Expr, variables: list[Var], attributes: dict[str, Attributes]) -> Certificate:
+    """A certificate for the curvature of the scalar `expr` jointly in `variables`."""
+    cert = Certificate()
+    try:
+        q, dirs = quadratic_form(expr, variables)
+        monomials = Expander(frozenset(dirs.values())).expand(q)
+    except (TooLarge, RecursionError) as err:
+        cert.failures.append(f"the Hessian expands into too many terms ({err})")
+        return cert
+    if not monomials:
+        cert.convex = cert.concave = True
+        cert.rules.append("the Hessian is zero: affine")
+        return cert
+    signs = Signs(attributes, domain_facts(expr))
+    entries, failed = _entries(monomials, frozenset(dirs.values()), attributes)
+    cert.failures += [f"no rule reads the Hessian term {describe(m)}" for m in failed[:3]]
+    if failed:
+        return cert
+    _Decider(entries, signs, cert).run()
+    return cert
+
+
+def _entries(monomials, directions, attributes):
+    """Weights by (half, other half); the F letters of a half are numbered the same way in
+    every monomial with that half, so their weights add."""
+    entries: dict[tuple, dict] = {}
+    failed = []
+    for m in monomials:
+        half = split(m, directions, attributes)
+        if half is None:
+            failed.append(m)
+            continue
+        a, b = sorted((half.key, half.other), key=repr)
+        slot = entries.setdefault((a, b), {"weights": [], "f": half.f, "scalar": half.scalar})
+        coef = half.weight.coef * half.sign * (0.5 if a != b else 1.0)
+        slot["weights"].append(Monomial(coef, half.weight.factors))
+    return entries, failed
+
+
+class _Decider:
+    """Signs every group: squares, Gram matrices of scalar halves, variance pairs."""
+
+    def __init__(self, entries, signs: Signs, cert: Certificate):
+        self.entries, self.signs, self.cert = entries, signs, cert
+        self.psd, self.nsd = True, True
+
+    def weight(self, a, b) -> list[Monomial]:
+        slot = self.entries.get((a, b)) or self.entries.get((b, a))
+        return collect(slot["weights"]) if slot else []
+
+    def sign(self, monomials, f) -> Interval:
+        return self.signs.polynomial(monomials, f)
+
+    def run(self) -> None:
+        keys = list(dict.fromkeys(k for pair in self.entries for k in pair))
+        components = _components(keys, [p for p in self.entries if p[0] != p[1]])
+        singles = {}
+        for comp in components:
+            if len(comp) == 1:
+                singles[comp[0]] = self.sign(self.weight(comp[0], comp[0]), self._f(comp[0]))
+            else:
+                self._gram(comp)
+        self._variance(singles)
+        for key, iv in singles.items():
+            self._note(iv, f"the weight of {_text_key(key)} is {iv}")
+        self.cert.convex, self.cert.concave = self.psd, self.nsd
+        if self.psd or self.nsd:
+            self.cert.failures.clear()
+
+    def _f(self, key) -> int:
+        return next(s["f"] for p, s in self.entries.items() if key in p)
+
+    def _note(self, iv: Interval, text: str) -> None:
+        self.psd &= iv.nonneg
+        self.nsd &= iv.nonpos
+        if iv.nonneg or iv.nonpos:
+            self.cert.rules.append(text)
+        else:
+            self.cert.failures.append(text)
+
+    def _gram(self, comp) -> None:
+        if len(comp) != 2:
+            self.psd = self.nsd = False
+            self.cert.failures.append(f"a {len(comp)}x{len(comp)} block of scalar directions (only 2x2 is read)")
+            return
+        a, b = comp
+        f = self._f(a)
+        wa, wb, wab = self.weight(a, a), self.weight(b, b), self.weight(a, b)
+        products = [multiply(x, y, f) for x in wab for y in wab]
+        det = collect([multiply(x, y, f) for x in wa for y in wb] +
+                      [Monomial(-p.coef, p.factors) for p in products])
+        ia, ib, idet = self.sign(wa, f), self.sign(wb, f), self.sign(det, f)
+        ok = idet.nonneg
+        self.psd &= ok and ia.nonneg and ib.nonneg
+        self.nsd &= ok and ia.nonpos and ib.nonpos
+        text = f"2x2 Gram block of {_text_key(a)}, {_text_key(b)}: diagonal {ia}, {ib}; determinant {idet}"
+        (self.cert.rules if ok and (ia.nonneg and ib.nonneg or ia.nonpos and ib.nonpos) else
+         self.cert.failures).append(text)
+
+    def _variance(self, singles: dict) -> None:
+        """Absorb each indefinite-signed pair (negative square of a combination) into a square."""
+        for neg_key in [k for k, iv in singles.items() if iv.nonpos and not iv.nonneg]:
+            for pos_key in [k for k, iv in singles.items() if iv.nonneg and not iv.nonpos]:
+                if self._absorbs(pos_key, neg_key):
+                    del singles[neg_key], singles[pos_key]
+                    self.nsd = False
+                    self.cert.rules.append(f"variance template (Cauchy-Schwarz): "
+                                           f"{_text_key(pos_key)} absorbs {_text_key(neg_key)}")
+                    break
+
+    def _absorbs(self, pos_key, neg_key) -> bool:
+        f2, f1 = self._f(neg_key), self._f(pos_key)
+        h2, h1 = _factors(neg_key), _factors(pos_key)
+        w1 = self.weight(pos_key, pos_key)
+        if h1 is None or h2 is None or len(w1) != 1:
+            return False
+        phi = _embed(h1, h2, f1, f2)
+        if phi is None:
+            return False
+        mapping, rest = phi
+        c = [Monomial(-m.coef, m.factors) for m in self.weight(neg_key, neg_key)]
+        (w,) = w1
+        inv_w = [Factor(g.node, tuple(mapping[x] for x in g.letters), -g.power) for g in w.factors]
+        p2 = [Factor(g.node, g.letters, 2 * g.power) for g in rest]
+        terms = [Monomial(1.0, ())]
+        for m in c:
+            terms.append(normal(Monomial(-m.coef / w.coef, m.factors + tuple(p2) + tuple(inv_w)), f2, frozenset()))
+        return w.coef > 0 and self.sign(collect(terms), f2).nonneg
+
+
+def _components(keys, links):
+    parent = {k: k for k in keys}
+
+    def find(k):
+        while parent[k] != k:
+            k = parent[k]
+        return k
+    for a, b in links:
+        parent[find(a)] = find(b)
+    groups: dict = {}
+    for k in keys:
+        groups.setdefault(find(k), []).append(k)
+    return list(groups.values())
+
+
+def _factors(key):
+    """The half's factors as (node, letters, power), or None for halves with kernels."""
+    kind, body = key
+    if kind == "scalar":
+        node, letters = body
+        return [(node, letters, 1.0)]
+    if any(isinstance(c, tuple) for _, letters, _ in body for c in letters):
+        return None
+    return list(body)
+
+
+def _embed(h1, h2, f1, f2):
+    """An injective letter map sending every factor of h1 onto a distinct factor of h2 whose
+    remaining factors depend only on F2 and the images of F1; with those factors."""
+    def search(i, mapping, used):
+        if i == len(h1):
+            return mapping, used
+        node, letters, power = h1[i]
+        for j, (n2, l2, p2) in enumerate(h2):
+            if j in used or n2 is not node or p2 != power:
+                continue
+            trial = dict(mapping)
+            if all(trial.setdefault(a, b) == b for a, b in zip(letters, l2)) and \
+                    len(set(trial.values())) == len(trial):
+                found = search(i + 1, trial, used | {j})
+                if found:
+                    return found
+        return None
+    found = search(0, {}, frozenset())
+    if found is None:
+        return None
+    mapping, used = found
+    images = {mapping[a] for a in range(f1) if a in mapping}
+    if set(range(f2)) - images or any(mapping.get(a, f2) < f2 for a in mapping if a >= f1):
+        return None
+    rest = [Factor(n, l, p) for j, (n, l, p) in enumerate(h2) if j not in used]
+    if not all(set(g.letters) <= images for g in rest):
+        return None
+    return mapping, rest
+
+
+def describe(m: Monomial, limit: int = 160) -> str:
+    """A monomial as text: coefficient and factors with their letters."""
+    parts = [f"{m.coef:g}"] + [f"{to_text(f.node, limit=60)}[{','.join(map(str, f.letters))}]"
+                               + ("" if f.power == 1 else f"^{f.power:g}") for f in m.factors]
+    text = " * ".join(parts).replace(DIRECTION_PREFIX, "d")
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _text_key(key) -> str:
+    factors = _factors(key) or [(n, l, p) for n, l, p in key[1]]
+    return " ".join(f"{to_text(n, limit=40)}" for n, _, _ in factors).replace(DIRECTION_PREFIX, "d")

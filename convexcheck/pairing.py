@@ -1,0 +1,235 @@
+"""One monomial of a Hessian quadratic form read as  sum_F w(F) <u(F), K u(F)>.
+
+A monomial of q(d) = d^T H d holds the direction twice. If an involution sigma of its index
+letters swaps the two direction factors and maps the other factors onto each other, the
+monomial is  sum_F w(F) sum_{R,R'} u(F,R) K(R,R') u(F,R')  where F are the letters sigma
+fixes, u is the product of the factors on one side (the direction's "half"), w the
+factors on F alone, and K the factors that sigma maps onto their own transpose. Such a
+monomial is PSD when w >= 0 and K is PSD: K is a Schur (entrywise) and Kronecker product
+of PSD kernels (psd parameters, inv of pd matrices, deltas), the rules A M A^T, c M and
+Schur's product theorem of Klaus et al. A monomial whose two direction factors are on the
+same letters as everything else is the scalar form sum_F w(F) d_a(F) d_b(F) instead, an
+entry of a small Gram matrix (`certificate` collects those).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from tensorcalc.dag import Delta, Expr, Special, Var
+
+from .model import Attributes
+from .polynomial import Factor, Monomial, canonical, is_ones
+
+
+class Half(NamedTuple):
+    """The monomial as w(F) * <u, K u>: `key` names (u, K) up to renaming; `weight` is w on
+    letters 0..f-1; `sign` is +1/-1 for a PSD/NSD kernel; `scalar` when u is one number per F."""
+
+    key: tuple
+    other: tuple               # the other half's key (== key when the monomial is a square)
+    weight: Monomial
+    f: int
+    sign: int
+    scalar: bool
+
+
+def split(m: Monomial, directions: frozenset, attributes: dict[str, Attributes]) -> Half | None:
+    """The monomial's half decomposition, or None when no rule reads it."""
+    where = [i for i, f in enumerate(m.factors) if f.node in directions]
+    if len(where) != 2 or any(m.factors[i].power != 1.0 for i in where):
+        return None
+    d1, d2 = (m.factors[i] for i in where)
+    rest = [f for i, f in enumerate(m.factors) if i not in where]
+    diagonal = _diagonal(d1, d2, rest, m.coef)
+    if diagonal is not None:
+        return diagonal
+    if d1.node is not d2.node:
+        return None
+    for flip in (False, True) if _symmetric_direction(d1.node, attributes) else (False,):
+        for found in _pairings(d1, d2, rest, flip, attributes):
+            half = _half(m.coef, d1, found, attributes)
+            if half is not None:
+                return half
+    return None
+
+
+def _symmetric_direction(node: Expr, attributes) -> bool:
+    name = getattr(node, "name", "")
+    attrs = attributes.get(name.removeprefix("__d_"))
+    return node.order == 2 and attrs is not None and attrs.is_symmetric
+
+
+def _diagonal(d1: Factor, d2: Factor, rest: list[Factor], coef: float) -> Half | None:
+    """sum_F w(F) d_a(F) d_b(F): every letter is on both directions."""
+    letters = set(d1.letters)
+    if set(d2.letters) != letters or not all(set(f.letters) <= letters for f in rest):
+        return None
+    order = {c: k for k, c in enumerate(dict.fromkeys(d1.letters))}
+    ka = (d1.node, tuple(order[c] for c in d1.letters))
+    kb = (d2.node, tuple(order[c] for c in d2.letters))
+    weight = _renamed(coef, rest, order)
+    (ka, kb) = sorted((ka, kb), key=lambda x: (x[0].name, x[1]))
+    return Half(("scalar", ka), ("scalar", kb), weight, len(order), 1, True)
+
+
+def _renamed(coef: float, factors: list[Factor], order: dict) -> Monomial:
+    f = len(order)
+    return Monomial(coef, canonical([Factor(g.node, tuple(order[c] for c in g.letters), g.power)
+                                     for g in factors], f))
+
+
+MAX_PAIRINGS = 64
+
+
+def _pairings(d1, d2, rest, flip, attributes):
+    """Candidate (sigma, partner, rest): an involution of letters and a matching of factors
+    (partner index per factor), by backtracking; at most MAX_PAIRINGS of them."""
+    sigma: dict = {}
+    targets = d2.letters[::-1] if flip else d2.letters
+    if not _bind_all(sigma, d1.letters, targets):
+        return
+    for count, (sig, partner) in enumerate(_match(rest, 0, sigma, {}, attributes)):
+        if count == MAX_PAIRINGS:
+            return
+        yield sig, partner, rest
+
+
+def _bind_all(sigma: dict, a: tuple, b: tuple) -> bool:
+    for x, y in zip(a, b):
+        if sigma.get(x, y) != y or sigma.get(y, x) != x:
+            return False
+        sigma[x], sigma[y] = y, x
+    return True
+
+
+def _match(rest, i, sigma, partner, attributes):
+    if i == len(rest):
+        yield sigma, partner
+        return
+    if i in partner:
+        yield from _match(rest, i + 1, sigma, partner, attributes)
+        return
+    f = rest[i]
+    for j in range(i, len(rest)):
+        g = rest[j]
+        if j in partner or g.node is not f.node or g.power != f.power:
+            continue
+        options = [g.letters]
+        if j == i and len(f.letters) == 2 and symmetric_node(f.node, attributes):
+            options.append(f.letters[::-1])
+        for target in options:
+            trial = dict(sigma)
+            if _bind_all(trial, f.letters, target):
+                yield from _match(rest, i + 1, trial, {**partner, i: j, j: i}, attributes)
+
+
+def _half(coef, d1, found, attributes) -> Half | None:
+    sigma, partner, rest = found
+    side = _sides(d1, sigma, partner, rest)
+    if side is None:
+        return None
+    fixed = [c for c in dict.fromkeys(c for f in [d1, *rest] for c in f.letters) if sigma.get(c, c) == c]
+    half, kernel, weight, sign = [d1], [], [], 1
+    for i, f in enumerate(rest):
+        if all(sigma.get(c, c) == c for c in f.letters):
+            weight.append(f)
+        elif partner[i] != i:
+            if side.get(_first_paired(f, sigma)) == "L":
+                half.append(f)
+        else:
+            s = kernel_sign(f, attributes)
+            if s is None or len(f.letters) != 2 or side.get(f.letters[0]) == side.get(f.letters[1]):
+                return None
+            sign *= s
+            kernel.append(f)
+    order = {c: k for k, c in enumerate(fixed)}
+    key_factors = [Factor(f.node, tuple(order.get(c, c) for c in f.letters), f.power) for f in half]
+    key_factors += [Factor(f.node, tuple(order.get(c, c) if side.get(c) != "R" else ("R", sigma[c])
+                                          for c in f.letters), f.power) for f in kernel]
+    key = ("pair", _key(key_factors, len(order)))
+    return Half(key, key, _renamed(coef, weight, order), len(order), sign, not any(
+        sigma.get(c, c) != c for f in half for c in f.letters))
+
+
+def _key(factors: list[Factor], f: int) -> tuple:
+    """A renaming-invariant key: non-F letters (ints or ('R', left)) renumbered in order."""
+    names: dict = {}
+    ordered = sorted(factors, key=lambda g: (repr(type(g.node)), id(g.node), g.power))
+    out = []
+    for g in ordered:
+        letters = []
+        for c in g.letters:
+            if isinstance(c, int) and c < f:
+                letters.append(c)
+            else:
+                base = c[1] if isinstance(c, tuple) else c
+                names.setdefault(base, f + len(names))
+                letters.append(("R", names[base]) if isinstance(c, tuple) else names[base])
+        out.append((g.node, tuple(letters), g.power))
+    return tuple(out)
+
+
+def _first_paired(f: Factor, sigma: dict):
+    return next((c for c in f.letters if sigma.get(c, c) != c), None)
+
+
+def _sides(d1, sigma, partner, rest) -> dict | None:
+    """Left/right side of every swapped letter: d1's are left; a matched pair of factors puts
+    one factor's swapped letters all on one side and its partner's on the other."""
+    side: dict = {}
+
+    def put(c, s):
+        other = "R" if s == "L" else "L"
+        if side.get(c, s) != s or side.get(sigma[c], other) != other:
+            return False
+        side[c], side[sigma[c]] = s, other
+        return True
+
+    if not all(put(c, "L") for c in d1.letters if sigma.get(c, c) != c):
+        return None
+    pairs = [(i, j) for i, j in partner.items() if i < j]
+    for _ in range(len(pairs) + 1):
+        for i, _j in pairs:
+            letters = [c for c in rest[i].letters if sigma.get(c, c) != c]
+            known = {side[c] for c in letters if c in side}
+            if len(known) > 1:
+                return None
+            s = known.pop() if known else ("L" if _ == len(pairs) else None)
+            if s is not None and not all(put(c, s) for c in letters):
+                return None
+    return side
+
+
+def symmetric_node(node: Expr, attributes: dict[str, Attributes]) -> bool:
+    """Matrices known to equal their transpose."""
+    if isinstance(node, Var):
+        attrs = attributes.get(node.name)
+        return attrs is not None and attrs.is_symmetric
+    if isinstance(node, Delta) or is_ones(node):
+        return True
+    if isinstance(node, Special) and node.fn in ("inv", "adj"):
+        return symmetric_node(node.args[0], attributes)
+    return False
+
+
+def kernel_sign(f: Factor, attributes: dict[str, Attributes]) -> int | None:
+    """+1 when the factor is a PSD matrix kernel, -1 when NSD, None when not known.
+    A Schur power of a PSD kernel is PSD; of an NSD one, PSD for even powers."""
+    if f.power < 1 or not float(f.power).is_integer():
+        return None
+    base = _definite_sign(f.node, attributes)
+    if base is None:
+        return None
+    return base ** int(f.power)
+
+
+def _definite_sign(node: Expr, attributes) -> int | None:
+    if isinstance(node, Delta) or is_ones(node):
+        return 1
+    if isinstance(node, Var):
+        definite = getattr(attributes.get(node.name), "definite", None)
+        return {"psd": 1, "pd": 1, "nsd": -1, "nd": -1}.get(definite)
+    if isinstance(node, Special) and node.fn == "inv" and isinstance(node.args[0], Var):
+        definite = getattr(attributes.get(node.args[0].name), "definite", None)
+        return {"pd": 1, "nd": -1}.get(definite)
+    return None

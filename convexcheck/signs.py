@@ -1,0 +1,344 @@
+"""Sign and interval analysis of subexpressions (the rules' first table).
+
+Every entry of a node lies in an `Interval` valid for all parameter values that satisfy
+the declared attributes and every point of the domain: declared bounds, the implicit
+domains of log (argument > 0), fractional powers (base >= 0, > 0 below exponent 1) and
+recip (argument != 0). Intervals are closed, with `nonzero` marking an excluded zero, and
+sound rather than tight: an unknown sign is (-inf, inf).
+
+Polynomials over atoms (see `polynomial`) get signs three ways, in order: interval
+arithmetic on the monomials; a common factor taken out first (x/y - x^2/y^2 = (x/y)(1 - x/y));
+and the ratio rule z / (b + z) in [0, 1] for z, b >= 0 (the variance template's scalar
+core: the logistic function's derivative sigma (1 - sigma) >= 0).
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from tensorcalc.dag import Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var
+
+from .model import Attributes
+from .polynomial import Expander, Factor, Monomial, TooLarge, canonical, collect, is_ones, multiply
+
+INF = math.inf
+
+
+class Interval(NamedTuple):
+    lo: float
+    hi: float
+    nonzero: bool = False
+
+    @property
+    def nonneg(self) -> bool:
+        return self.lo >= 0.0
+
+    @property
+    def nonpos(self) -> bool:
+        return self.hi <= 0.0
+
+    def __str__(self) -> str:
+        if self.nonneg:
+            return "> 0" if self.nonzero else ">= 0"
+        if self.nonpos:
+            return "< 0" if self.nonzero else "<= 0"
+        return "sign unknown"
+
+
+ANY = Interval(-INF, INF)
+POSITIVE = Interval(0.0, INF, True)
+NONNEG = Interval(0.0, INF)
+
+
+def point(v: float) -> Interval:
+    return Interval(v, v, v != 0.0)
+
+
+def _nz(iv: Interval) -> bool:
+    return iv.nonzero or iv.lo > 0 or iv.hi < 0
+
+
+def add(a: Interval, b: Interval) -> Interval:
+    lo, hi = a.lo + b.lo, a.hi + b.hi
+    same = (a.nonneg and b.nonneg) or (a.nonpos and b.nonpos)
+    return Interval(lo, hi, same and (_nz(a) or _nz(b)) or lo > 0 or hi < 0)
+
+
+def _times(x: float, y: float) -> float:
+    return 0.0 if x == 0.0 or y == 0.0 else x * y
+
+
+def mul(a: Interval, b: Interval) -> Interval:
+    ends = [_times(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
+    return Interval(min(ends), max(ends), _nz(a) and _nz(b))
+
+
+def scale(c: float, a: Interval) -> Interval:
+    return mul(point(c), a)
+
+
+def recip(a: Interval) -> Interval:
+    if a.lo >= 0 and _nz(a):
+        return Interval(1.0 / a.hi if a.hi < INF else 0.0, 1.0 / a.lo if a.lo > 0 else INF, True)
+    if a.hi <= 0 and _nz(a):
+        return Interval(1.0 / a.lo if a.lo > -INF else -INF, 1.0 / a.hi if a.hi < 0 else 0.0, True)
+    return Interval(-INF, INF, True)
+
+
+def power(a: Interval, p: float) -> Interval:
+    """a^p entrywise; a non-integer p means a >= 0 on the domain (> 0 when p < 0)."""
+    if p == 1.0:
+        return a
+    if p == 0.0:
+        return point(1.0)
+    if p < 0:                       # defined only where a != 0 (> 0 for a fractional p)
+        if not float(p).is_integer():
+            a = Interval(max(a.lo, 0.0), max(a.hi, 0.0), True)
+        return recip(power(Interval(a.lo, a.hi, True), -p))
+    if not float(p).is_integer():
+        a = Interval(max(a.lo, 0.0), max(a.hi, 0.0), a.nonzero)
+    if float(p).is_integer() and int(p) % 2 == 0:
+        top = max(abs(a.lo), abs(a.hi)) ** p
+        low = 0.0 if a.lo <= 0 <= a.hi else min(abs(a.lo), abs(a.hi)) ** p
+        return Interval(low, top, _nz(a))
+    return Interval(_pow(a.lo, p), _pow(a.hi, p), _nz(a))
+
+
+def _pow(x: float, p: float) -> float:
+    return -(abs(x) ** p) if x < 0 else x ** p
+
+
+def meet(a: Interval, b: Interval) -> Interval:
+    return Interval(max(a.lo, b.lo), min(a.hi, b.hi), a.nonzero or b.nonzero)
+
+
+def from_attributes(attrs: Attributes) -> Interval:
+    lo = -INF if attrs.lower is None else attrs.lower
+    hi = INF if attrs.upper is None else attrs.upper
+    nonzero = (lo > 0 or hi < 0 or (lo == 0 and attrs.lower_strict) or (hi == 0 and attrs.upper_strict))
+    return Interval(lo, hi, nonzero)
+
+
+_ELEMENTWISE = {
+    "exp": lambda a: Interval(math.exp(a.lo) if a.lo > -INF else 0.0,
+                              math.exp(a.hi) if a.hi < 700 else INF, True),
+    "log": lambda a: Interval(math.log(a.lo) if a.lo > 0 else -INF,
+                              math.log(a.hi) if a.hi < INF else INF, a.lo > 1 or a.hi < 1),
+    "sin": lambda a: Interval(-1.0, 1.0), "cos": lambda a: Interval(-1.0, 1.0),
+    "tanh": lambda a: Interval(-1.0 if a.lo < 0 else 0.0, 1.0 if a.hi > 0 else 0.0, _nz(a)),
+    "arctan": lambda a: Interval(-math.pi / 2 if a.lo < 0 else 0.0, math.pi / 2 if a.hi > 0 else 0.0, _nz(a)),
+    "arcsin": lambda a: Interval(-math.pi / 2 if a.lo < 0 else 0.0, math.pi / 2 if a.hi > 0 else 0.0, _nz(a)),
+    "arccos": lambda a: Interval(0.0, math.pi),
+    "abs": lambda a: Interval(0.0 if a.lo <= 0 <= a.hi else min(abs(a.lo), abs(a.hi)),
+                              max(abs(a.lo), abs(a.hi)), _nz(a)),
+    "relu": lambda a: Interval(max(a.lo, 0.0), max(a.hi, 0.0), a.lo > 0),
+    "sign": lambda a: Interval(-1.0 if a.lo < 0 else 0.0, 1.0 if a.hi > 0 else 0.0, _nz(a)),
+    "neg": lambda a: Interval(-a.hi, -a.lo, a.nonzero),
+    "recip": recip,
+    "tan": lambda a: ANY,
+}
+
+
+class Signs:
+    """Intervals of nodes and polynomials under declared attributes and domain facts.
+
+    `attributes`: name -> Attributes of every declared variable and parameter;
+    `facts`: node -> Interval the domain guarantees (from `domain_facts`)."""
+
+    def __init__(self, attributes: dict[str, Attributes], facts: dict[Expr, Interval] | None = None):
+        self.attributes = attributes
+        self.facts = facts or {}
+        self.partners = _partners(self.facts)
+        self.memo: dict[Expr, Interval] = {}
+        self.expander = Expander()
+
+    def node(self, node: Expr) -> Interval:
+        if node not in self.memo:
+            self.memo[node] = ANY                      # a guard against cycles; replaced below
+            iv = self._node(node)
+            if node in self.facts:
+                iv = meet(iv, self.facts[node])
+            for other in self.partners.get(node, ()):
+                if self.node(other).nonneg and _nz(self.node(other)):   # a * other > 0, other > 0
+                    iv = meet(iv, POSITIVE)
+            self.memo[node] = iv
+        return self.memo[node]
+
+    def _node(self, node: Expr) -> Interval:
+        if isinstance(node, Var):
+            attrs = self.attributes.get(node.name)
+            return from_attributes(attrs) if attrs else ANY
+        if isinstance(node, Const):
+            return point(node.value)
+        if isinstance(node, Delta):
+            return Interval(0.0, 1.0)
+        if isinstance(node, Elementwise):
+            return _ELEMENTWISE[node.fn](self.node(node.args[0]))
+        if isinstance(node, Power) and isinstance(node.args[1], Const):
+            return power(self.node(node.args[0]), node.args[1].value)
+        if isinstance(node, Special):
+            return self._special(node)
+        if isinstance(node, (Sum, Product)):
+            try:
+                return self.polynomial(self.expander.expand(node), node.order)
+            except TooLarge:
+                return ANY
+        return ANY
+
+    def _special(self, node: Special) -> Interval:
+        if node.fn == "det":
+            x = node.args[0]
+            if isinstance(x, Var) and x.name in self.attributes and self.attributes[x.name].definite == "pd":
+                return POSITIVE
+        return ANY
+
+    def factor(self, f: Factor) -> Interval:
+        if is_ones(f.node):
+            return point(1.0)
+        return power(self.node(f.node), f.power)
+
+    def monomial(self, m: Monomial, k: int) -> Interval:
+        """coef times its factors; a sum over summed letters of such products (count >= 1)."""
+        iv = point(m.coef)
+        for f in m.factors:
+            iv = mul(iv, self.factor(f))
+        if any(c >= k for f in m.factors for c in f.letters):
+            iv = Interval(iv.lo if iv.lo >= 0 else -INF, iv.hi if iv.hi <= 0 else INF, iv.nonzero)
+        return iv
+
+    def polynomial(self, monomials: list[Monomial], k: int, depth: int = 2) -> Interval:
+        """An interval for a sum of monomials on output letters 0..k-1."""
+        if not monomials:
+            return point(0.0)
+        total = point(0.0)
+        for m in monomials:
+            total = add(total, self._ratio(m, k) or self.monomial(m, k))
+        if total.nonneg or total.nonpos or depth == 0:
+            return total
+        common, rest = common_factor(monomials, k)
+        if common:
+            head = Interval(1.0, 1.0, True)
+            for f in common:
+                head = mul(head, self.factor(f))
+            better = mul(head, self.polynomial(rest, k, depth - 1))
+            if better.nonneg or better.nonpos:
+                return better
+        opened = self._open_sums(monomials, k)
+        if opened is not None:
+            return self.polynomial(opened, k, depth - 1)
+        return total
+
+    def _ratio(self, m: Monomial, k: int) -> Interval | None:
+        """m = c * N * B^-q with B = sum of nonneg monomials of which one is beta * N^(1/q)'s
+        match: then (N^(1/q) / B)^q lies in [0, beta^-q], the rest by intervals."""
+        for f in m.factors:
+            if f.power >= 0 or not float(f.power).is_integer() or any(c >= k for c in f.letters):
+                continue
+            q = -int(f.power)
+            if not isinstance(f.node, (Sum, Product)):
+                continue
+            try:
+                parts = [_on_letters(b, f.letters) for b in self.expander.expand(f.node)]
+            except TooLarge:
+                continue
+            if not all(self.monomial(b, k).nonneg for b in parts):
+                continue
+            others = [g for g in m.factors if g is not f]
+            for b in parts:
+                if q == 1 and b.coef > 0 and canonical(others, k) == canonical(list(b.factors), k):
+                    return mul(point(m.coef), Interval(0.0, 1.0 / b.coef))
+                left = _divide(others, b.factors, q)
+                if left is not None and b.coef > 0:
+                    return mul(Interval(0.0, b.coef ** -q), self.monomial(Monomial(m.coef, tuple(left)), k))
+        return None
+
+    def _open_sums(self, monomials: list[Monomial], k: int) -> list[Monomial] | None:
+        """Sums raised to a positive whole power written out (S^1 - x^2 with S = x^2 + 1 is 1)."""
+        out, opened = [], False
+        for m in monomials:
+            terms = [Monomial(m.coef, ())]
+            for f in m.factors:
+                if isinstance(f.node, (Sum, Product)) and f.power >= 1 and float(f.power).is_integer() \
+                        and all(c < k for c in f.letters):
+                    opened = True
+                    try:
+                        inner = [_on_letters(b, f.letters) for b in self.expander.expand(f.node)]
+                    except TooLarge:
+                        return None
+                    for _ in range(int(f.power)):
+                        terms = [multiply(t, b, k) for t in terms for b in inner]
+                else:
+                    terms = [multiply(t, Monomial(1.0, (f,)), k) for t in terms]
+            out.extend(terms)
+            if len(out) > 512:
+                return None
+        return collect(out) if opened else None
+
+
+def _on_letters(b: Monomial, letters: tuple[int, ...]) -> Monomial:
+    """A node's monomial (outputs 0..r-1) with its outputs renamed to `letters`; summed
+    letters are moved past every output letter used by the caller (offset 10**5)."""
+    rename = dict(enumerate(letters))
+    return Monomial(b.coef, tuple(Factor(f.node, tuple(rename.get(c, c + 10 ** 5) for c in f.letters), f.power)
+                                  for f in b.factors))
+
+
+def _divide(factors: list[Factor], by: tuple[Factor, ...], q: int) -> list[Factor] | None:
+    """factors / by^q when every factor of `by` (on output letters only) occurs with at
+    least q times its power; None otherwise."""
+    have = {(f.node, f.letters): f.power for f in factors}
+    for g in by:
+        if any(c >= 10 ** 5 for c in g.letters):
+            return None
+        key = (g.node, g.letters)
+        if key not in have or have[key] * g.power < 0 or abs(have[key]) < abs(g.power * q):
+            return None
+        have[key] -= g.power * q
+    return [Factor(n, l, p) for (n, l), p in have.items() if p != 0.0]
+
+
+def common_factor(monomials: list[Monomial], k: int) -> tuple[list[Factor], list[Monomial]]:
+    """Atoms on output letters present in every monomial, at their least power, taken out."""
+    shared = None
+    for m in monomials:
+        here = {(f.node, f.letters): f.power for f in m.factors if all(c < k for c in f.letters)}
+        shared = here if shared is None else {key: min(p, here[key]) for key, p in shared.items() if key in here}
+    common = [Factor(n, l, p) for (n, l), p in (shared or {}).items() if p != 0.0]
+    if not common:
+        return [], monomials
+    take = {(f.node, f.letters): f.power for f in common}
+    rest = []
+    for m in monomials:
+        fs = tuple(Factor(f.node, f.letters, f.power - take.get((f.node, f.letters), 0.0))
+                   if all(c < k for c in f.letters) else f for f in m.factors)
+        rest.append(Monomial(m.coef, tuple(f for f in fs if f.power != 0.0)))
+    return common, collect(rest)
+
+
+def domain_facts(expr: Expr) -> dict[Expr, Interval]:
+    """What the implicit domain of `expr` says: log's argument > 0, a fractional power's base
+    >= 0 (> 0 below exponent 1, where the Hessian exists), recip's argument != 0."""
+    from tensorcalc.dag import topo
+    facts: dict[Expr, Interval] = {}
+    for node in topo(expr):
+        if isinstance(node, Elementwise) and node.fn == "log":
+            facts[node.args[0]] = POSITIVE
+        elif isinstance(node, Elementwise) and node.fn == "recip":
+            facts.setdefault(node.args[0], Interval(-INF, INF, True))
+        elif isinstance(node, Power) and isinstance(node.args[1], Const) \
+                and not float(node.args[1].value).is_integer():
+            facts[node.args[0]] = POSITIVE if node.args[1].value < 1 else \
+                meet(facts.get(node.args[0], NONNEG), NONNEG)
+    return facts
+
+
+def _partners(facts: dict[Expr, Interval]) -> dict[Expr, list[Expr]]:
+    """For each positive element-wise product a * b in the facts: a's partner b and b's a."""
+    partners: dict[Expr, list[Expr]] = {}
+    for node, iv in facts.items():
+        if isinstance(node, Product) and len(node.args) == 2 and iv.nonneg and iv.nonzero \
+                and all(s == node.spec.out for s in node.spec.inputs):
+            a, b = node.args
+            partners.setdefault(a, []).append(b)
+            partners.setdefault(b, []).append(a)
+    return partners
