@@ -1,5 +1,22 @@
 """convexcheck: convexity verdicts read from the symbolic Hessian that tensorcalc computes.
 
-Verdicts (proof, verified counterexample, or "unknown") and the `convexcheck analyze`
-command are not built yet; this package holds their place in the distribution.
+    >>> import convexcheck
+    >>> report = convexcheck.analyze('''
+    ... variable x
+    ... variable y pos
+    ... minimize x^2/y
+    ... ''')
+    >>> report.to_dict()["objective"]["convex"], report.verdict
+    ('proven', 'convex')
+
+`load_problem` reads a problem file (docs/problem-format.md); `analyze` returns a `Report`
+whose `to_dict()` is what `convexcheck analyze --json` prints.
 """
+from .analysis import analyze
+from .certificate import Certificate, certify
+from .model import Attributes, Declaration, Part, Problem
+from .problem import ProblemError, load_problem
+from .report import Report
+
+__all__ = ["analyze", "load_problem", "certify", "Certificate", "Problem", "Part", "Declaration",
+           "Attributes", "Report", "ProblemError"]

@@ -50,7 +50,7 @@ def test_compiled_agrees_with_evaluate_on_random_expressions(text, order):
 
 
 def test_shared_subexpressions_are_computed_once_across_outputs():
-    inp = tc.parse(open("examples/logistic_regression.tc").read())
+    inp = tc.parse(open("examples/tensorcalc/logistic_regression.tc").read())
     f, g, h = inp.expr, tc.derivative(inp.expr, "w"), tc.hessian(inp.expr, "w")
     fn = tc.compile([f, g, h])
     assert fn.source.count("xp.exp(") == 1
@@ -138,7 +138,7 @@ def test_cupy_arrays_stay_on_the_device():
 
 
 def test_hessian_matrix_is_a_view_of_the_tensor():
-    e = tc.parse(open("examples/matrix_factorisation.tc").read()).expr
+    e = tc.parse(open("examples/tensorcalc/matrix_factorisation.tc").read()).expr
     hm = tc.hessian_matrix(e, "U")
     values = {"M": RNG.uniform(size=(4, 5)), "T": RNG.normal(size=(4, 5)), "U": RNG.normal(size=(4, 2)),
               "V": RNG.normal(size=(5, 2))}
@@ -151,7 +151,7 @@ def test_hessian_matrix_is_a_view_of_the_tensor():
 
 
 def test_huge_outputs_are_refused_before_allocation():
-    e = tc.parse(open("examples/matrix_factorisation.tc").read()).expr
+    e = tc.parse(open("examples/tensorcalc/matrix_factorisation.tc").read()).expr
     fn = tc.compile(tc.hessian(e, "U"))
     n = 30_000                                   # the dense Hessian would have (5n)^2 entries
     with pytest.raises(tc.ShapeError, match="over .* entries"):

@@ -1,0 +1,113 @@
+"""The main job: verdicts for every part of a problem (rules -> certificate -> sampling -> report).
+
+For each part (objective, constraints) jointly in its variables, and for the objective in
+each variable alone, `convex` and `concave` are each `proven` (a symbolic certificate),
+`disproved` (a witness verified by second differences), or `unknown` (with the sampling
+evidence). Where a proof needs one more attribute on a parameter (A psd, c nonneg), the
+verdict says so ("convex if A is psd").
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+
+import tensorcalc as tc
+
+from .certificate import Certificate, certify
+from .model import Attributes, Part, Problem
+from .problem import load_problem
+from .report import PartReport, Report, Side
+from .sampling import search
+
+MAX_ASSUMPTIONS = 8
+
+
+def analyze(problem: Problem | str | os.PathLike, samples: int = 20, seed: int = 0,
+            dims: dict[str, int] | None = None, progress: bool = False) -> Report:
+    """Analyse a problem (a Problem, a file path, or problem text); see the module docstring.
+
+    `samples`: points sampled per part when no proof settles a side; `seed` makes the
+    sampling deterministic; `dims` sets named dimension lengths used for sampling."""
+    if not isinstance(problem, Problem):
+        problem = load_problem(problem)
+    dims = _check_dims(problem, dims or {})
+    run = dict(samples=samples, seed=seed, sizes=dims, progress=progress)
+    parts = [_part(problem, part, _names(problem, part.expr), run) for part in problem.parts]
+    variables = {}
+    for name in _names(problem, problem.objective.expr):
+        variables[name] = _part(problem, problem.objective, [name], run)
+    return Report(problem, parts[0], parts[1:], variables, dict(samples=samples, seed=seed, dims=dims))
+
+
+def _check_dims(problem: Problem, dims: dict[str, int]) -> dict[str, int]:
+    known = problem.dimension_names()
+    for name, length in dims.items():
+        if name not in known:
+            raise tc.TensorCalcError(f"--dim {name}={length}: the problem has no dimension {name!r} "
+                                     f"(its dimensions: {', '.join(known) or 'none'})")
+        if not isinstance(length, int) or not 1 <= length <= 100_000:
+            raise tc.TensorCalcError(f"--dim {name}={length}: a dimension length must be a whole number "
+                                     f"from 1 to 100000")
+    return dict(dims)
+
+
+def _names(problem: Problem, expr) -> list[str]:
+    """The declared variables (not parameters) the expression reads, in declaration order."""
+    present = tc.variables(expr)
+    return [n for n in problem.variables if n in present]
+
+
+def _attributes(problem: Problem) -> dict[str, Attributes]:
+    return {n: d.attributes for n, d in problem.declarations.items()}
+
+
+def _part(problem: Problem, part: Part, names: list[str], run: dict) -> PartReport:
+    present = tc.variables(part.expr)
+    cert = certify(part.expr, [present[n] for n in names], _attributes(problem)) if names else \
+        Certificate(True, True, ["no variable occurs: constant"])
+    conditions = _conditions(problem, part, names, cert) if names else []
+    want = tuple(side for side, done in (("convex", cert.convex), ("concave", cert.concave)) if not done)
+    evidence = search(part.expr, problem, names, samples=run["samples"], seed=run["seed"],
+                      sizes=run["sizes"], want=want, progress=run["progress"]) if want and names else None
+    return PartReport(part, names, _side("convex", cert, evidence, conditions),
+                      _side("concave", cert, evidence, conditions), cert, evidence)
+
+
+def _side(kind: str, cert: Certificate, evidence, conditions) -> Side:
+    if getattr(cert, kind):
+        return Side("proven", proof=list(cert.rules))
+    witness = getattr(evidence, f"{kind}_witness", None) if evidence is not None else None
+    if witness is not None:
+        return Side("disproved", witness=witness, conditions=[c for k, c in conditions if k == kind])
+    return Side("unknown", failures=list(cert.failures),
+                conditions=[c for k, c in conditions if k == kind])
+
+
+def _conditions(problem: Problem, part: Part, names: list[str], cert: Certificate) -> list[tuple[str, str]]:
+    """Single extra attributes on parameters under which a missing proof goes through."""
+    if cert.convex and cert.concave:
+        return []
+    present = tc.variables(part.expr)
+    found = []
+    for name, extra, text in _assumptions(problem, present)[:MAX_ASSUMPTIONS]:
+        attrs = _attributes(problem)
+        attrs[name] = extra
+        trial = certify(part.expr, [present[n] for n in names], attrs)
+        for kind in ("convex", "concave"):
+            if getattr(trial, kind) and not getattr(cert, kind):
+                found.append((kind, f"{kind} if {name} is {text}"))
+    return found
+
+
+def _assumptions(problem: Problem, present) -> list[tuple[str, Attributes, str]]:
+    out = []
+    for name, decl in problem.parameters.items():
+        a = decl.attributes
+        if name not in present:
+            continue
+        if len(decl.dims) == 2 and decl.dims[0] == decl.dims[1] and a.definite is None:
+            out += [(name, dataclasses.replace(a, definite=d), d) for d in ("psd", "nsd")]
+        elif a.lower is None and a.upper is None:
+            out += [(name, dataclasses.replace(a, lower=0.0), "nonneg"),
+                    (name, dataclasses.replace(a, upper=0.0), "nonpos")]
+    return out
