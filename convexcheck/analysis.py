@@ -35,7 +35,8 @@ def analyze(problem: Problem | str | os.PathLike, samples: int = 20, seed: int =
     parts = [_part(problem, part, _names(problem, part.expr), run) for part in problem.parts]
     variables = {}
     for name in _names(problem, problem.objective.expr):
-        variables[name] = _part(problem, problem.objective, [name], run)
+        alone = parts[0].variables == [name]         # the joint analysis already is this one
+        variables[name] = parts[0] if alone else _part(problem, problem.objective, [name], run)
     return Report(problem, parts[0], parts[1:], variables, dict(samples=samples, seed=seed, dims=dims))
 
 

@@ -247,6 +247,7 @@ class Signs:
             for b in parts:
                 if q == 1 and b.coef > 0 and canonical(others, k) == canonical(list(b.factors), k):
                     return mul(point(m.coef), Interval(0.0, 1.0 / b.coef))
+            for b in sorted(parts, key=lambda b: -len(b.factors)):
                 left = _divide(others, b.factors, q)
                 if left is not None and b.coef > 0:
                     return mul(Interval(0.0, b.coef ** -q), self.monomial(Monomial(m.coef, tuple(left)), k))

@@ -1,0 +1,86 @@
+"""Every example's verdicts, as `convexcheck analyze` reports them (issue 4, item 6)."""
+import json
+
+import pytest
+
+import convexcheck
+from convexcheck.cli import main
+
+P, D, U = "proven", "disproved", "unknown"
+
+# file: (problem, objective convex, objective concave, {variable: (convex, concave)})
+EXPECTED = {
+    "logistic_regression": ("convex", P, D, {"w": (P, D)}),
+    "least_squares": ("convex", P, D, {"w": (P, D)}),
+    "ridge": ("convex", P, D, {"w": (P, D)}),
+    "quadratic_psd": ("convex", P, D, {"x": (P, D)}),
+    "quadratic_indefinite": ("nonconvex", D, D, {"x": (D, D)}),
+    "log_sum_exp": ("convex", P, D, {"x": (P, D)}),
+    "log_det": ("convex", D, P, {"X": (D, P)}),
+    "matrix_factorisation": ("nonconvex", D, D, {"U": (P, D), "V": (P, D)}),
+    "rosenbrock": ("nonconvex", D, D, {"x": (D, D), "y": (P, D)}),
+    "sqrt_x2_plus_1": ("convex", P, D, {"x": (P, D)}),
+    "xlogx": ("convex", P, D, {"x": (P, D)}),
+    "quad_over_lin": ("convex", P, D, {"x": (P, D), "y": (P, D)}),
+    "geometric_mean": ("convex", D, P, {"x": (D, P), "y": (D, P)}),
+    "constrained": ("convex", D, P, {"p": (D, P)}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_example_verdicts(name):
+    problem, convex, concave, variables = EXPECTED[name]
+    report = convexcheck.analyze(f"examples/{name}.tc", samples=5, seed=1).to_dict()
+    assert report["problem"] == problem
+    assert (report["objective"]["convex"], report["objective"]["concave"]) == (convex, concave)
+    assert {n: (v["convex"], v["concave"]) for n, v in report["variables"].items()} == variables
+
+
+def test_softmax_regression_is_never_disproved_convex():
+    report = convexcheck.analyze("examples/softmax_regression.tc", samples=5).to_dict()
+    assert report["objective"]["convex"] in (P, U)
+    assert report["objective"]["concave"] == D
+
+
+def test_constrained_parts():
+    report = convexcheck.analyze("examples/constrained.tc", samples=5).to_dict()
+    parts = [(c["need"], c["convex"], c["concave"]) for c in report["constraints"]]
+    assert parts == [("affine", P, P), ("convex", P, P), ("convex", P, D)]
+
+
+def test_indefinite_quadratic_names_the_condition():
+    report = convexcheck.analyze("examples/quadratic_indefinite.tc", samples=5).to_dict()
+    assert "convex if A is psd" in report["objective"]["conditions"]
+
+
+def test_cli_json_matches_api(capsys):
+    assert main(["analyze", "examples/quad_over_lin.tc", "--json", "--samples", "3", "--seed", "2"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    direct = convexcheck.analyze("examples/quad_over_lin.tc", samples=3, seed=2).to_dict()
+    assert printed == json.loads(json.dumps(direct))
+    assert set(printed) >= {"problem", "objective", "constraints", "variables"}
+    assert set(printed["objective"]) >= {"convex", "concave", "witness"}
+
+
+def test_cli_text_table(capsys):
+    assert main(["analyze", "examples/rosenbrock.tc"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("problem: nonconvex")
+    assert "objective in y alone" in out
+
+
+@pytest.mark.parametrize("args, phrase", [
+    (["analyze", "examples/missing.tc"], "no such file"),
+    (["analyze", "examples/rosenbrock.tc", "--dim", "q=3"], "no dimension 'q'"),
+    (["analyze", "examples/rosenbrock.tc", "--samples", "0"], "--samples"),
+])
+def test_cli_bad_input(args, phrase, capsys):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert phrase in err and "Traceback" not in err
+
+
+def test_cli_bad_dim_syntax(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["analyze", "examples/rosenbrock.tc", "--dim", "n:3"])
+    assert exc.value.code == 2
