@@ -7,6 +7,10 @@ Passes over the syntax tree, each one loop over a precomputed order (no recursio
   3. axis unification (union-find) and one canonical Axis per class;
   4. construction of the hash-consed DAG through the builders of `tensorcalc.dag`.
 Errors point at the syntax node where the problem is.
+
+Sugar lowers to existing nodes here and has no node type of its own: `sum(e)` is the
+contraction of e with the constant 1 onto no index, `sqrt(e)` is `e ^ 0.5`, and a plain
+`a * b` with a scalar on one side is `dag.scale`.
 """
 from __future__ import annotations
 
@@ -18,7 +22,8 @@ from .diff import derivative
 from .errors import ParseError, TensorCalcError
 from .parse import Syntax, SyntaxInput, Token, number_value, read
 
-FUNCTIONS = tuple(f for f in dag.ELEMENTWISE if f not in ("neg", "recip")) + dag.SPECIAL
+SUGAR = ("sum", "sqrt")  # functions that lower to other nodes (see _SUGAR_BUILDERS)
+FUNCTIONS = tuple(f for f in dag.ELEMENTWISE if f not in ("neg", "recip")) + dag.SPECIAL + SUGAR
 RESERVED = FUNCTIONS + ("delta", "declare", "expression", "derivative", "wrt")
 
 
@@ -228,6 +233,8 @@ def _order_call(an: _Analysis, node: Syntax):
     fn, (arg,) = an.function(node), node.args
     if fn == "delta":
         return 2 * an.delta_n(node)
+    if fn == "sum":
+        return 0
     if fn in dag.SPECIAL:
         if an.order[arg] not in (None, 2):
             an.fail(node, f"{fn} applies to a matrix (order 2); its argument has order {an.order[arg]}")
@@ -251,6 +258,22 @@ def _order_pow(an: _Analysis, node: Syntax):
     return an.order[base]
 
 
+def _scalar_side(an: _Analysis, node: Syntax) -> int:
+    """Which operand of a plain `*` is the scalar (0: left, 1: right): a known scalar
+    first, else a constant of yet unknown order, the left one when both are."""
+    left, right = (an.order[c] for c in node.args)
+    return 0 if left == 0 or (left is None and right != 0) else 1
+
+
+def _order_mul(an: _Analysis, node: Syntax):
+    left, right = (an.order[c] for c in node.args)
+    if left and right:
+        an.fail(node, f"plain * needs a scalar on one side; use *(s1,s2->s3) for a tensor "
+                      f"product (here: orders {left} and {right})")
+    known = [k for k in (left, right) if k is not None]
+    return max(known) if known else None
+
+
 def _order_product(an: _Analysis, node: Syntax):
     s1, s2, s3 = an.indices(node)
     for side, s, child in (("left", s1, node.args[0]), ("right", s2, node.args[1])):
@@ -272,6 +295,7 @@ _ORDER_RULES = {
     "name": _order_name,
     "call": _order_call,
     "add": _order_same, "sub": _order_same, "div": _order_same,
+    "mul": _order_mul,
     "neg": lambda an, node: an.order[node.args[0]],
     "pow": _order_pow,
     "product": _order_product,
@@ -280,8 +304,8 @@ _ORDER_RULES = {
 
 def _child_orders_call(an: _Analysis, node: Syntax):
     fn = an.function(node)
-    if fn == "delta":
-        return (0,)  # the literal n is a number, not a tensor
+    if fn in ("delta", "sum"):
+        return (0,)  # delta's n is a number, not a tensor; sum(2) sums a scalar
     return (2,) if fn in dag.SPECIAL else (an.order[node],)
 
 
@@ -291,6 +315,7 @@ _CHILD_ORDERS = {
     "add": lambda an, node: (an.order[node],) * 2,
     "sub": lambda an, node: (an.order[node],) * 2,
     "div": lambda an, node: (an.order[node],) * 2,
+    "mul": lambda an, node: ((0, an.order[node]), (an.order[node], 0))[_scalar_side(an, node)],
     "neg": lambda an, node: (an.order[node],),
     "pow": lambda an, node: (an.order[node], 0),
     "product": lambda an, node: tuple(len(s) for s in an.indices(node)[:2]),
@@ -309,6 +334,8 @@ def _axes_call(an: _Analysis, node: Syntax):
         half = tuple(an.uf.new() for _ in range(an.delta_n(node)))
         return half + half
     arg = an.ids[node.args[0]]
+    if fn == "sum":
+        return ()
     if fn in dag.SPECIAL:
         an.uf.union(arg[0], arg[1])
         return () if fn == "det" else arg
@@ -338,6 +365,7 @@ _AXES_RULES = {
     "name": lambda an, node: an.var_ids[node.value],
     "call": _axes_call,
     "add": _axes_same, "sub": _axes_same, "div": _axes_same,
+    "mul": lambda an, node: an.ids[node.args[1 - _scalar_side(an, node)]],
     "neg": lambda an, node: an.ids[node.args[0]],
     "pow": lambda an, node: an.ids[node.args[0]],
     "product": _axes_product,
@@ -346,11 +374,31 @@ _AXES_RULES = {
 
 # ---------------------------------------------------------------------- construction
 
+def _sum_all(e: Expr) -> Expr:
+    """The sum of all entries of e, a scalar: e *(s,->) 1 (e itself when a scalar)."""
+    if e.order == 0:
+        return e
+    return dag.contraction((e, dag.const(1.0)), (dag.LETTERS[:e.order], "", ""))
+
+
+_SUGAR_BUILDERS = {
+    "sum": _sum_all,
+    "sqrt": lambda e: dag.power(e, dag.const(0.5)),
+}
+
+
 def _build_call(an: _Analysis, node: Syntax, args, axes, declared):
     fn = an.function(node)
     if fn == "delta":
         return dag.delta(an.delta_n(node), axes)
+    if fn in _SUGAR_BUILDERS:
+        return _SUGAR_BUILDERS[fn](args[0])
     return (dag.special if fn in dag.SPECIAL else dag.elementwise)(fn, args[0])
+
+
+def _build_mul(an: _Analysis, node: Syntax, args, axes, declared):
+    scalar = _scalar_side(an, node)
+    return dag.scale(args[scalar], args[1 - scalar])
 
 
 _BUILD_RULES = {
@@ -360,6 +408,7 @@ _BUILD_RULES = {
     "add": lambda an, node, args, axes, declared: dag.add(*args),
     "sub": lambda an, node, args, axes, declared: dag.sub(*args),
     "div": lambda an, node, args, axes, declared: dag.div(*args),
+    "mul": _build_mul,
     "neg": lambda an, node, args, axes, declared: dag.neg(*args),
     "pow": lambda an, node, args, axes, declared: dag.power(*args),
     "product": lambda an, node, args, axes, declared: dag.product(*args, an.indices(node)),

@@ -19,7 +19,7 @@ MAX_TEXT = 8_000_000  # characters; a longer input is rejected before parsing
 
 
 class Syntax:
-    """One syntax node: `kind` in {number, name, call, add, sub, div, neg, pow, product}."""
+    """One syntax node: `kind` in {number, name, call, add, sub, mul, div, neg, pow, product}."""
 
     __slots__ = ("kind", "line", "column", "args", "value")
 
@@ -80,6 +80,9 @@ class _Build(lark.Transformer):
 
     def sub(self, ch):
         return Syntax("sub", _pos(ch[1]), [ch[0], ch[2]])
+
+    def mul(self, ch):
+        return Syntax("mul", _pos(ch[1]), [ch[0], ch[2]])
 
     def div(self, ch):
         return Syntax("div", _pos(ch[1]), [ch[0], ch[2]])
@@ -146,7 +149,7 @@ def _check_brackets(text: str) -> None:
 
 _DESCRIBE = {
     "NAME": "a name", "NUMBER": "a number", "LPAR": "'('", "RPAR": "')'", "PLUS": "'+'",
-    "MINUS": "'-'", "STAR": "'*(...)'", "SLASH": "'/'", "CARET": "'^'", "ARROW": "'->'",
+    "MINUS": "'-'", "STAR": "'*'", "SLASH": "'/'", "CARET": "'^'", "ARROW": "'->'",
     "COMMA": "','", "DECLARE": "'declare'", "EXPRESSION": "'expression'",
     "DERIVATIVE": "'derivative wrt NAME'", "WRT": "'wrt'", "$END": "end of input",
 }

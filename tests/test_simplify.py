@@ -13,7 +13,7 @@ from strategies import VARIABLES, expressions
 from test_thesis_examples import VALID
 
 RNG = np.random.default_rng(11)
-EXAMPLES = pytest.importorskip("pathlib").Path(__file__).parents[1] / "examples"
+EXAMPLES = pytest.importorskip("pathlib").Path(__file__).parents[1] / "examples" / "tensorcalc"
 
 
 def nodes(e):
