@@ -62,6 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     except (RecursionError, MemoryError) as err:
         print(f"convexcheck: error: the input is too large to handle ({type(err).__name__})", file=sys.stderr)
         return 2
+    except BrokenPipeError:                     # the reader (e.g. `| head`) stopped early
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         return 130
 

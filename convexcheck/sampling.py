@@ -1,0 +1,489 @@
+"""Numeric search for curvature counterexamples, used where no symbolic proof exists.
+
+Plan, then execute: `search` builds the joint Hessian of one part over the analysed
+variables once (compiled, `tensorcalc.compile`), then draws points that satisfy the
+declared attributes, takes the extreme eigenpairs of the Hessian at each, and tries the
+eigenvectors as directions of wrong curvature. A candidate becomes a `Witness` only if
+a second difference of the ORIGINAL expression, evaluated with `tensorcalc.evaluate`
+and independent of the Hessian code, confirms it at two consecutive step sizes: a false
+"disproved" is the worst bug this module can have, a missed witness only costs evidence.
+"""
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse
+import scipy.sparse.linalg
+
+import tensorcalc
+from tensorcalc import dag
+from tensorcalc.dag import Axis
+
+from .model import Attributes, Problem
+
+KINDS = ("convex", "concave")
+SCALES = (0.1, 1.0, 10.0)                  # magnitudes cycled through, for free entries and offsets
+STEPS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)   # relative step sizes of the second difference
+ATTEMPTS = 5                               # draws allowed per wanted valid sample
+DENSE_LIMIT = 3000                         # larger Hessians are only applied to vectors
+LANCZOS_STEPS = 60                         # Hessian-vector products per point beyond DENSE_LIMIT
+NOISE = 1e3 * np.finfo(float).eps          # relative rounding error allowed per evaluation
+
+
+@dataclass(frozen=True)
+class Witness:
+    """A verified counterexample: at `point` (values of ALL declared names: variables and
+    parameters), along `direction` (name -> array, for the variables analysed; absent for
+    the others), the second difference of the function shows curvature of the wrong sign.
+
+    `curvature` is d^T H d from the symbolic Hessian with |d| = 1 overall;
+    `second_difference` is (f(x+hd) - 2f(x) + f(x-hd)) / h^2 for the step `step` = h,
+    of the same sign as `curvature`."""
+
+    point: dict[str, np.ndarray] = field(repr=False)
+    direction: dict[str, np.ndarray] = field(repr=False)
+    curvature: float
+    second_difference: float
+    step: float
+
+    def to_dict(self) -> dict:
+        """JSON-ready: arrays as nested lists of Python floats (which JSON round-trips exactly)."""
+        return {"point": {n: np.asarray(v, dtype=float).tolist() for n, v in self.point.items()},
+                "direction": {n: np.asarray(v, dtype=float).tolist() for n, v in self.direction.items()},
+                "curvature": float(self.curvature), "second_difference": float(self.second_difference),
+                "step": float(self.step)}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Witness":
+        """The inverse of `to_dict`."""
+        arrays = lambda d: {n: np.asarray(v, dtype=float) for n, v in d.items()}  # noqa: E731
+        return cls(arrays(data["point"]), arrays(data["direction"]), float(data["curvature"]),
+                   float(data["second_difference"]), float(data["step"]))
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What sampling saw for one part and one set of variables.
+
+    `samples` points had a finite value and Hessian; `skipped` draws did not (outside the
+    implicit domain). `min_curvature`/`max_curvature` are the extreme eigenvalues of the
+    Hessian (over symmetric directions for symmetric variables) seen, nan if none; beyond
+    DENSE_LIMIT entries they are Lanczos Ritz values, which lie inside the spectrum."""
+
+    samples: int
+    min_curvature: float
+    max_curvature: float
+    convex_witness: Witness | None       # verified negative curvature: not convex
+    concave_witness: Witness | None      # verified positive curvature: not concave
+    skipped: int = 0
+
+
+# ----------------------------------------------------------------------------- sampling values
+
+def sample_point(problem: Problem, sizes: dict[str, int] | None, rng: np.random.Generator,
+                 k: int) -> dict[str, np.ndarray]:
+    """Values for every declaration of the k-th draw. Variables' scale cycles through
+    SCALES with k and parameters' with k // len(SCALES), so nine draws see every pair."""
+    point = {}
+    for name, decl in problem.declarations.items():
+        j = k if decl.kind == "variable" else k // len(SCALES)
+        point[name] = sample_value(decl.attributes, decl.shape(sizes), rng, SCALES[j % len(SCALES)])
+    return point
+
+
+def sample_value(attrs: Attributes, shape: tuple[int, ...], rng: np.random.Generator,
+                 scale: float = 1.0) -> np.ndarray:
+    """A random array of `shape` strictly inside the declared bounds and cones.
+
+    Raises ValueError if the attributes cannot be met (e.g. `psd` with `< 0`)."""
+    for _ in range(10):                      # exact rounding onto a bound is possible but rare
+        if attrs.definite:
+            value = _definite(attrs, shape, rng, scale)
+        else:
+            value = _box(attrs.lower, attrs.upper, shape, rng, scale)
+            value = (value + value.T) / 2 if attrs.is_symmetric else value
+        if satisfies(attrs, value):
+            return value
+    raise ValueError(f"cannot sample a value of shape {shape} that is {attrs.describe()!r}")
+
+
+def _box(lower, upper, shape, rng, scale) -> np.ndarray:
+    """Entries inside (lower, upper), offsets from a single bound of the given scale."""
+    if lower is not None and upper is not None:
+        return lower + (upper - lower) * rng.uniform(size=shape)
+    if lower is not None:
+        return lower + scale * rng.exponential(size=shape)
+    if upper is not None:
+        return upper - scale * rng.exponential(size=shape)
+    return scale * rng.standard_normal(size=shape)
+
+
+def _definite(attrs: Attributes, shape, rng, scale) -> np.ndarray:
+    """nsd/nd are the negatives of psd/pd with mirrored bounds."""
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise ValueError(f"{attrs.definite} needs a square matrix, not shape {shape}")
+    if attrs.definite in ("nsd", "nd"):
+        mirrored = Attributes(None if attrs.upper is None else -attrs.upper, attrs.upper_strict,
+                              None if attrs.lower is None else -attrs.lower, attrs.lower_strict,
+                              True, "psd" if attrs.definite == "nsd" else "pd")
+        return -_positive(mirrored, shape[0], rng, scale)
+    return _positive(attrs, shape[0], rng, scale)
+
+
+def _positive(attrs: Attributes, n: int, rng, scale) -> np.ndarray:
+    """shift * ones + t * P, P = G G^T / n (+ I if pd): a rank-one psd shift lifts the
+    entries above a positive lower bound, and t keeps them below the upper one."""
+    lo, hi = attrs.lower, attrs.upper
+    g = rng.standard_normal((n, n))
+    g = np.abs(g) if lo is not None and lo >= 0 else g   # nonneg entries under a nonneg bound
+    p = g @ g.T / n + (0.5 * np.eye(n) if attrs.definite == "pd" else 0.0)
+    shift = lo if lo is not None and lo > 0 else 0.0
+    room = min(math.inf if hi is None else hi - shift, math.inf if lo is None or lo >= 0 else -lo)
+    if room <= 0:
+        raise ValueError(f"cannot sample a {n}x{n} matrix that is {attrs.describe()!r}")
+    t = min(scale, 0.5 * room / max(np.max(np.abs(p)), 1e-300))
+    m = shift + t * p
+    return (m + m.T) / 2
+
+
+def satisfies(attrs: Attributes, value: np.ndarray) -> bool:
+    """Whether `value` is finite and meets the bounds, symmetry and definiteness declared."""
+    value = np.asarray(value)
+    if not np.all(np.isfinite(value)) or not _in_bounds(attrs, value):
+        return False
+    if attrs.is_symmetric and (value.ndim != 2 or not np.array_equal(value, value.T)):
+        return False
+    if attrs.definite:
+        eig = np.linalg.eigvalsh(value) * (1 if attrs.definite in ("psd", "pd") else -1)
+        return bool(eig.min() > 0 if attrs.definite in ("pd", "nd") else eig.min() >= 0)
+    return True
+
+
+def _in_bounds(attrs: Attributes, value: np.ndarray) -> bool:
+    lo, hi = attrs.lower, attrs.upper
+    if lo is not None and not np.all(value > lo if attrs.lower_strict else value >= lo):
+        return False
+    return hi is None or bool(np.all(value < hi if attrs.upper_strict else value <= hi))
+
+
+# ----------------------------------------------------------------------------- coordinates
+
+@dataclass(frozen=True)
+class Layout:
+    """The analysed variables as one flat vector (C order, in `names` order), and the
+    orthonormal basis `basis` (N x m) of allowed directions: symmetric matrices (E_ii,
+    (E_ij + E_ji)/sqrt 2) for symmetric variables, all entries otherwise; None: identity."""
+
+    names: tuple[str, ...]
+    shapes: tuple[tuple[int, ...], ...]
+    basis: scipy.sparse.csr_matrix | None = field(default=None, repr=False)
+
+    @classmethod
+    def build(cls, problem: Problem, names: list[str], sizes) -> "Layout":
+        decls = [problem.declarations[n] for n in names]
+        shapes = tuple(d.shape(sizes) for d in decls)
+        if not any(d.attributes.is_symmetric for d in decls):
+            return cls(tuple(names), shapes)
+        blocks = [symmetric_basis(s) if d.attributes.is_symmetric else scipy.sparse.identity(int(np.prod(s)))
+                  for d, s in zip(decls, shapes)]
+        return cls(tuple(names), shapes, scipy.sparse.block_diag(blocks, format="csr"))
+
+    @property
+    def size(self) -> int:
+        return sum(int(np.prod(s)) for s in self.shapes)
+
+    @property
+    def reduced(self) -> int:
+        return self.size if self.basis is None else self.basis.shape[1]
+
+    def expand(self, v: np.ndarray) -> dict[str, np.ndarray]:
+        """Reduced coordinates to one array per variable (B v, split)."""
+        flat = v if self.basis is None else self.basis @ v
+        bounds = np.cumsum([0] + [int(np.prod(s)) for s in self.shapes])
+        return {n: flat[a:b].reshape(s) for n, s, a, b in zip(self.names, self.shapes, bounds, bounds[1:])}
+
+    def restrict(self, y: np.ndarray) -> np.ndarray:
+        """B^T y for a vector or matrix y in full coordinates."""
+        return y if self.basis is None else np.asarray(self.basis.T @ y)
+
+    def reduce(self, h: np.ndarray) -> np.ndarray:
+        """B^T H B for a symmetric N x N matrix H."""
+        return h if self.basis is None else self.restrict(self.restrict(h).T)
+
+
+def symmetric_basis(shape: tuple[int, ...]) -> scipy.sparse.csr_matrix:
+    """Orthonormal basis (columns) of the symmetric n x n matrices, flattened in C order."""
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise ValueError(f"a symmetric variable must be a square matrix, not shape {shape}")
+    n = shape[0]
+    i, j = np.triu_indices(n)
+    k = np.arange(len(i))
+    off = i != j
+    rows = np.concatenate([i * n + j, (j * n + i)[off]])
+    cols = np.concatenate([k, k[off]])
+    data = np.where(np.concatenate([off, off[off]]), 1 / math.sqrt(2), 1.0)
+    return scipy.sparse.csr_matrix((data, (rows, cols)), shape=(n * n, len(k)))
+
+
+# ----------------------------------------------------------------------------- Hessians
+
+def _var_nodes(expr, problem: Problem, names: list[str]) -> list:
+    """The Var of each analysed name: the expression's own, or a fresh one (zero derivative)."""
+    found = tensorcalc.variables(expr)
+    return [found.get(n) or dag.var(n, [Axis(n, k) for k in range(len(problem.declarations[n].dims))])
+            for n in names]
+
+
+class DenseHessian:
+    """The joint Hessian as an N x N matrix: blocks d(d expr/d a)/d b, a's axes first,
+    compiled with the value into one function."""
+
+    def __init__(self, expr, xs: list, layout: Layout):
+        self.layout, n = layout, len(xs)
+        grads = [tensorcalc.derivative(expr, x) for x in xs]
+        self.pairs = [(a, b) for a in range(n) for b in range(a, n)]
+        self.fn = tensorcalc.compile([expr] + [tensorcalc.derivative(grads[a], xs[b]) for a, b in self.pairs])
+
+    def __call__(self, point) -> tuple[float, np.ndarray]:
+        value, *blocks = self.fn(point)
+        sizes = [int(np.prod(s)) for s in self.layout.shapes]
+        starts = np.cumsum([0] + sizes)
+        h = np.empty((starts[-1], starts[-1]))
+        for (a, b), block in zip(self.pairs, blocks):
+            block = block.reshape(sizes[a], sizes[b])
+            h[starts[a]:starts[a + 1], starts[b]:starts[b + 1]] = block
+            h[starts[b]:starts[b + 1], starts[a]:starts[a + 1]] = block.T
+        return float(value), self.layout.reduce((h + h.T) / 2)
+
+
+class HessianOperator:
+    """Hessian-vector products (the pushforward of the gradient along direction
+    variables), for Hessians too large to hold."""
+
+    def __init__(self, expr, xs: list, layout: Layout, taken):
+        self.layout = layout
+        dirs = [dag.var(_fresh("_dir_" + x.name, taken), x.axes) for x in xs]
+        self.dir_names = [d.name for d in dirs]
+        grads = [tensorcalc.derivative(expr, x) for x in xs]
+        hvps = [dag.add_all([tensorcalc.pushforward(g, x, d) for x, d in zip(xs, dirs)]) for g in grads]
+        self.value = tensorcalc.compile(expr)
+        self.hvp = tensorcalc.compile(hvps)
+
+    def __call__(self, point) -> tuple[float, scipy.sparse.linalg.LinearOperator]:
+        def matvec(v):
+            d = self.layout.expand(np.ravel(v))
+            out = self.hvp({**point, **{k: d[n] for k, n in zip(self.dir_names, self.layout.names)}})
+            return self.layout.restrict(np.concatenate([np.ravel(o) for o in out]))
+        m = self.layout.reduced
+        operator = scipy.sparse.linalg.LinearOperator((m, m), matvec=matvec, dtype=float)
+        return float(self.value(point)), operator
+
+
+def _fresh(name: str, taken) -> str:
+    while name in taken:
+        name += "_"
+    return name
+
+
+def extremes(h) -> tuple[tuple[float, np.ndarray], tuple[float, np.ndarray]] | None:
+    """(smallest, largest) eigenpairs of a dense matrix, or Ritz pairs of an operator
+    (inner bounds of the spectrum); None if not finite."""
+    if isinstance(h, np.ndarray):
+        return _dense_extremes(h) if np.all(np.isfinite(h)) else None
+    return lanczos(h, LANCZOS_STEPS)
+
+
+def _dense_extremes(h: np.ndarray):
+    n = len(h)
+    if n <= 200:
+        w, v = np.linalg.eigh(h)
+        return (w[0], v[:, 0]), (w[-1], v[:, -1])
+    ends = []
+    for k in (0, n - 1):                       # one end at a time: no full eigendecomposition
+        w, v = scipy.linalg.eigh(h, subset_by_index=[k, k], driver="evx", check_finite=False)
+        ends.append((w[0], v[:, 0]))
+    return tuple(ends)
+
+
+def lanczos(op, steps: int):
+    """The extreme Ritz pairs of `op` after at most `steps` Lanczos steps with full
+    reorthogonalisation, from a fixed start: a bounded cost (`steps` products), and one
+    Krylov space for both ends. Exact once `steps` reaches the dimension; None if a
+    product is not finite. (ARPACK, run to convergence, can take thousands of products
+    on the clustered spectra of rank-deficient Hessians, and then returns no vector.)"""
+    m = op.shape[0]
+    q = np.zeros((min(m, steps), m))
+    alpha, beta = [], []
+    v = np.random.default_rng(0).standard_normal(m)
+    v /= np.linalg.norm(v)
+    for j in range(len(q)):
+        q[j] = v
+        w = op.matvec(v)
+        if not np.all(np.isfinite(w)):
+            return None
+        alpha.append(float(v @ w))
+        for _ in range(2):                     # twice is enough (Kahan, Parlett)
+            w = w - q[:j + 1].T @ (q[:j + 1] @ w)
+        beta.append(float(np.linalg.norm(w)))
+        if beta[-1] <= 1e-10 * max(abs(x) for x in alpha + beta[:-1] + [1e-300]):
+            break                              # an invariant subspace: the Ritz pairs are exact
+        v = w / beta[-1]
+    theta, s = scipy.linalg.eigh_tridiagonal(np.array(alpha), np.array(beta[:-1]))
+    vectors = q[:len(alpha)].T @ s[:, [0, -1]]
+    return (theta[0], vectors[:, 0]), (theta[-1], vectors[:, 1])
+
+
+# ----------------------------------------------------------------------------- verification
+
+def verify(expr, problem: Problem, point: dict, direction: dict, curvature: float) -> Witness | None:
+    """A Witness if the second difference of `expr` along `direction` at `point` has the
+    sign of `curvature`, beyond rounding, and agrees with it within 50% at two consecutive
+    step sizes (rounding noise scales as 1/h^2, so it cannot agree at both); x +- h d must
+    satisfy the declared attributes and give finite values."""
+    x_inf = max(float(np.max(np.abs(point[n]), initial=0.0)) for n in direction)
+    d_inf = max(float(np.max(np.abs(v), initial=0.0)) for v in direction.values())
+    if curvature == 0 or not math.isfinite(curvature) or d_inf == 0:
+        return None
+    g0 = _value(expr, problem, point, direction, 0.0)
+    previous = None
+    for rel in STEPS:
+        h = rel * max(1.0, x_inf) / d_inf
+        s = _second_difference(expr, problem, point, direction, h, g0)
+        ok = s is not None and np.sign(s) == np.sign(curvature) and abs(s - curvature) <= 0.5 * abs(curvature)
+        if ok and previous is not None:
+            return Witness(dict(point), dict(direction), float(curvature), float(s), float(h))
+        previous = s if ok else None
+    return None
+
+
+def _second_difference(expr, problem, point, direction, h, g0) -> float | None:
+    """(g(h) - 2 g(0) + g(-h)) / h^2, or None if out of the domain or within rounding noise."""
+    gp = _value(expr, problem, point, direction, h)
+    gm = _value(expr, problem, point, direction, -h)
+    if gp is None or gm is None or g0 is None:
+        return None
+    s = (gp - 2 * g0 + gm) / h ** 2
+    tol = NOISE * (abs(gp) + 2 * abs(g0) + abs(gm)) / h ** 2
+    return s if abs(s) > tol and math.isfinite(s) else None
+
+
+def _value(expr, problem, point, direction, t: float) -> float | None:
+    """f(x + t d) by plain evaluation, or None if x + t d breaks an attribute or f is not finite."""
+    moved = dict(point)
+    for name, d in direction.items():
+        moved[name] = point[name] + t * d
+        if not satisfies(problem.declarations[name].attributes, moved[name]):
+            return None
+    try:
+        value = float(tensorcalc.evaluate(expr, moved))
+    except (tensorcalc.DomainError, np.linalg.LinAlgError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+# ----------------------------------------------------------------------------- search
+
+@dataclass
+class _Tally:
+    """Mutable accumulator of one search (local to it)."""
+
+    want: set
+    samples: int = 0
+    skipped: int = 0
+    low: float = math.inf
+    high: float = -math.inf
+    found: dict = field(default_factory=dict)
+
+    def done(self, samples: int) -> bool:
+        return self.samples >= samples or (bool(self.want) and self.want <= set(self.found))
+
+    def evidence(self) -> Evidence:
+        seen = self.samples > 0
+        return Evidence(self.samples, self.low if seen else math.nan, self.high if seen else math.nan,
+                        self.found.get("convex"), self.found.get("concave"), self.skipped)
+
+
+def search(part_expr, problem: Problem, variables: list[str], *, samples: int = 20, seed: int = 0,
+           sizes: dict[str, int] | None = None, want=KINDS, progress=None) -> Evidence:
+    """Look for points where the Hessian of `part_expr` over `variables` (jointly; all other
+    names are sampled and held fixed) shows curvature disproving the kinds in `want`.
+
+    Up to `samples` valid points among at most ATTEMPTS * samples draws, deterministic in
+    `seed`; returns as soon as a verified witness of every wanted kind is found."""
+    hessian, layout = _plan(part_expr, problem, variables, sizes, want)
+    rng, tally = np.random.default_rng(seed), _Tally(set(want))
+    with _bar(progress, samples) as bar:
+        for k in range(ATTEMPTS * samples):
+            if tally.done(samples):
+                break
+            point = sample_point(problem, sizes, rng, k)
+            if _examine(part_expr, problem, hessian, layout, point, tally):
+                bar.update(1)
+    return tally.evidence()
+
+
+def _plan(expr, problem: Problem, variables: list[str], sizes, want):
+    """Check the arguments; build the compiled Hessian (dense or operator) once."""
+    unknown = [n for n in variables if n not in problem.variables]
+    if not variables or unknown:
+        raise ValueError(f"search needs variables of the problem; not variables: {unknown or 'none given'}")
+    if expr.order != 0:
+        raise ValueError(f"search needs a scalar expression; this one has order {expr.order}")
+    undeclared = [n for n in tensorcalc.variables(expr) if n not in problem.declarations]
+    if undeclared:
+        raise ValueError(f"the expression reads undeclared names: {', '.join(undeclared)}")
+    if not set(want) <= set(KINDS):
+        raise ValueError(f"want must name kinds among {KINDS}, got {tuple(want)}")
+    layout = Layout.build(problem, list(variables), sizes)
+    xs = _var_nodes(expr, problem, list(variables))
+    if layout.size <= DENSE_LIMIT:
+        return DenseHessian(expr, xs, layout), layout
+    taken = set(problem.declarations) | set(tensorcalc.variables(expr))
+    return HessianOperator(expr, xs, layout, taken), layout
+
+
+def _examine(expr, problem, hessian, layout: Layout, point, tally: _Tally) -> bool:
+    """Evaluate the Hessian at `point`, record its extremes and try their eigenvectors as
+    witnesses; False (and counted as skipped) if the point is outside the domain."""
+    with np.errstate(all="ignore"):
+        try:
+            value, h = hessian(point)
+            pairs = extremes(h) if math.isfinite(value) else None
+        except (tensorcalc.DomainError, np.linalg.LinAlgError):
+            pairs = None
+    if pairs is None:
+        tally.skipped += 1
+        return False
+    (low, v_low), (high, v_high) = pairs
+    tally.samples += 1
+    tally.low, tally.high = min(tally.low, low), max(tally.high, high)
+    for kind, lam, v in (("convex", low, v_low), ("concave", high, v_high)):
+        wrong = lam < 0 if kind == "convex" else lam > 0
+        if kind in tally.want and kind not in tally.found and wrong:
+            witness = verify(expr, problem, point, layout.expand(v), float(lam))
+            if witness is not None:
+                tally.found[kind] = witness
+    return True
+
+
+class _NoBar:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def update(self, n: int) -> None:
+        pass
+
+
+def _bar(progress, total: int):
+    """A tqdm bar on stderr that appears only after a second; none when not wanted."""
+    if not progress:
+        return _NoBar()
+    from tqdm import tqdm                     # only needed for interactive runs
+    return tqdm(total=total, delay=1.0, file=sys.stderr, desc="sampling", leave=False)
