@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tensorcalc import dag, simplify, to_text
-from tensorcalc.dag import Expr, Var
+from tensorcalc.dag import LETTERS, Expr, Var
 from tensorcalc.forward import pushforward
 
 from .model import Attributes
@@ -65,7 +65,34 @@ def certify(expr: Expr, variables: list[Var], attributes: dict[str, Attributes])
     if failed:
         return cert
     _Decider(entries, signs, cert).run()
+    if cert.convex or cert.concave:
+        _check_domain(expr, variables, attributes, cert)
     return cert
+
+
+def _check_domain(expr: Expr, variables: list[Var], attributes, cert: Certificate) -> None:
+    """A Hessian sign proves curvature only on a convex domain: every argument that log or
+    a fractional power requires positive must be concave in the variables (entrywise: its
+    contraction with any nonnegative weights is concave). Otherwise the proof is withdrawn."""
+    names = {v.name for v in variables}
+    declared = Signs(attributes)                   # what the declarations alone imply
+    logs = {n.args[0] for n in dag.topo(expr) if getattr(n, "fn", None) == "log"}
+    for arg in domain_facts(expr):
+        known = declared.node(arg)       # a power is defined (and continuous) where arg >= 0
+        if not names & set(dag.variables(arg)) or (known.nonneg and (known.nonzero or arg not in logs)):
+            continue
+        weights = dag.var("__w", arg.axes)
+        s = LETTERS[:arg.order]
+        g = dag.contraction((weights, arg), (s, s, "")) if arg.order else arg
+        present = dag.variables(g)
+        sub = certify(g, [present[n] for n in names if n in present],
+                      {**attributes, "__w": Attributes(lower=0.0)})
+        if not sub.concave:
+            cert.convex = cert.concave = False
+            cert.failures.append(f"the domain where {to_text(arg, limit=60)} > 0 is not shown convex "
+                                 f"(the argument is not shown concave)")
+            return
+    cert.rules.append("the domain (declared bounds and implicit domains) is convex")
 
 
 def _entries(monomials, directions, attributes):
