@@ -13,6 +13,7 @@ diag(z) - z z^T / sum z, by Cauchy-Schwarz). A sum of PSD groups is PSD.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from tensorcalc import dag, simplify, to_text
@@ -46,12 +47,20 @@ def quadratic_form(expr: Expr, variables: list[Var]) -> tuple[Expr, dict[str, Va
     return simplify(second), dirs
 
 
+@functools.lru_cache(maxsize=128)
+def _expanded(expr: Expr, variables: tuple[Var, ...]) -> tuple[tuple[Monomial, ...], frozenset]:
+    """The monomials of q(d) and the direction variables. They do not depend on attributes,
+    so the certificates tried under extra assumptions ("convex if A is psd") share them."""
+    q, dirs = quadratic_form(expr, list(variables))
+    directions = frozenset(dirs.values())
+    return tuple(Expander(directions).expand(q)), directions
+
+
 def certify(expr: Expr, variables: list[Var], attributes: dict[str, Attributes]) -> Certificate:
     """A certificate for the curvature of the scalar `expr` jointly in `variables`."""
     cert = Certificate()
     try:
-        q, dirs = quadratic_form(expr, variables)
-        monomials = Expander(frozenset(dirs.values())).expand(q)
+        monomials, directions = _expanded(expr, tuple(variables))
     except (TooLarge, RecursionError) as err:
         cert.failures.append(f"the Hessian expands into too many terms ({err})")
         return cert
@@ -59,25 +68,25 @@ def certify(expr: Expr, variables: list[Var], attributes: dict[str, Attributes])
         cert.convex = cert.concave = True
         cert.rules.append("the Hessian is zero: affine")
         return cert
-    signs = Signs(attributes, domain_facts(expr))
-    entries, failed = _entries(monomials, frozenset(dirs.values()), attributes)
+    facts = domain_facts(expr)
+    entries, failed = _entries(monomials, directions, attributes)
     cert.failures += [f"no rule reads the Hessian term {describe(m)}" for m in failed[:3]]
     if failed:
         return cert
-    _Decider(entries, signs, cert).run()
+    _Decider(entries, Signs(attributes, facts), cert).run()
     if cert.convex or cert.concave:
-        _check_domain(expr, variables, attributes, cert)
+        _check_domain(expr, facts, variables, attributes, cert)
     return cert
 
 
-def _check_domain(expr: Expr, variables: list[Var], attributes, cert: Certificate) -> None:
+def _check_domain(expr: Expr, facts, variables: list[Var], attributes, cert: Certificate) -> None:
     """A Hessian sign proves curvature only on a convex domain: every argument that log or
     a fractional power requires positive must be concave in the variables (entrywise: its
     contraction with any nonnegative weights is concave). Otherwise the proof is withdrawn."""
     names = {v.name for v in variables}
     declared = Signs(attributes)                   # what the declarations alone imply
     logs = {n.args[0] for n in dag.topo(expr) if getattr(n, "fn", None) == "log"}
-    for arg in domain_facts(expr):
+    for arg in facts:
         known = declared.node(arg)       # a power is defined (and continuous) where arg >= 0
         if not names & set(dag.variables(arg)) or (known.nonneg and (known.nonzero or arg not in logs)):
             continue

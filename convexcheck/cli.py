@@ -10,6 +10,7 @@ import json
 import sys
 
 from tensorcalc import TensorCalcError
+from tensorcalc.cli import guarded
 
 from .analysis import analyze
 from .problem import load_problem
@@ -53,21 +54,7 @@ def _analyze(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    try:
-        return _analyze(args)
-    except TensorCalcError as err:
-        print(f"convexcheck: error: {err}", file=sys.stderr)
-        return 2
-    except (RecursionError, MemoryError) as err:
-        print(f"convexcheck: error: the input is too large to handle ({type(err).__name__})", file=sys.stderr)
-        return 2
-    except BrokenPipeError:                     # the reader (e.g. `| head`) stopped early
-        sys.stderr.close()
-        return 0
-    except KeyboardInterrupt:
-        return 130
-
+    return guarded("convexcheck", _analyze, _parser().parse_args(argv))
 
 if __name__ == "__main__":
     sys.exit(main())

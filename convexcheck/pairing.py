@@ -188,13 +188,14 @@ def _sides(d1, sigma, partner, rest) -> dict | None:
     if not all(put(c, "L") for c in d1.letters if sigma.get(c, c) != c):
         return None
     pairs = [(i, j) for i, j in partner.items() if i < j]
-    for _ in range(len(pairs) + 1):
+    for round_ in range(len(pairs) + 1):
+        last = round_ == len(pairs)              # the last round places any pair left unplaced
         for i, _j in pairs:
             letters = [c for c in rest[i].letters if sigma.get(c, c) != c]
             known = {side[c] for c in letters if c in side}
             if len(known) > 1:
                 return None
-            s = known.pop() if known else ("L" if _ == len(pairs) else None)
+            s = known.pop() if known else ("L" if last else None)
             if s is not None and not all(put(c, s) for c in letters):
                 return None
     return side

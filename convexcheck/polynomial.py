@@ -123,22 +123,22 @@ def _elementwise(ex: Expander, node: Elementwise) -> list[Monomial]:
     if node.fn == "neg":
         return [Monomial(-m.coef, m.factors) for m in ex.expand(node.args[0])]
     if node.fn == "recip":
-        return _raise(ex, node.args[0], -1.0, node)
+        return _raise(ex, node.args[0], -1.0)
     return ex.atom(node)
 
 
 def _power(ex: Expander, node: Power) -> list[Monomial]:
     base, exponent = node.args
     if isinstance(exponent, Const):
-        return _raise(ex, base, exponent.value, None)
+        return _raise(ex, base, exponent.value)
     return ex.atom(node)
 
 
-def _raise(ex: Expander, base: Expr, p: float, whole: Expr | None) -> list[Monomial]:
+def _raise(ex: Expander, base: Expr, p: float) -> list[Monomial]:
     """base^p: distributed over a single monomial without summed letters when p is a whole
     number ((c x y)^p = c^p x^p y^p) or the monomial is one atom; else an atom of its own."""
     if isinstance(base, Product) and float(p).is_integer() and _sums_nothing(base):
-        return _product_of(ex, base, [_raise(ex, a, p, None) for a in base.args])
+        return _product_of(ex, base, [_raise(ex, a, p) for a in base.args])
     terms = ex.expand(base)
     k = base.order
     if len(terms) == 1 and all(c < k for f in terms[0].factors for c in f.letters):

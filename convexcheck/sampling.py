@@ -23,10 +23,10 @@ import tensorcalc
 from tensorcalc import dag
 from tensorcalc.dag import Axis
 
-from .model import Attributes, Problem
+from .model import Problem
+from .values import SCALES, sample_point, sample_value, satisfies  # noqa: F401 (re-exported)
 
 KINDS = ("convex", "concave")
-SCALES = (0.1, 1.0, 10.0)                  # magnitudes cycled through, for free entries and offsets
 STEPS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)   # relative step sizes of the second difference
 ATTEMPTS = 5                               # draws allowed per wanted valid sample
 DENSE_LIMIT = 3000                         # larger Hessians are only applied to vectors
@@ -80,94 +80,6 @@ class Evidence:
     convex_witness: Witness | None       # verified negative curvature: not convex
     concave_witness: Witness | None      # verified positive curvature: not concave
     skipped: int = 0
-
-
-# ----------------------------------------------------------------------------- sampling values
-
-def sample_point(problem: Problem, sizes: dict[str, int] | None, rng: np.random.Generator,
-                 k: int) -> dict[str, np.ndarray]:
-    """Values for every declaration of the k-th draw. Variables' scale cycles through
-    SCALES with k and parameters' with k // len(SCALES), so nine draws see every pair."""
-    point = {}
-    for name, decl in problem.declarations.items():
-        j = k if decl.kind == "variable" else k // len(SCALES)
-        point[name] = sample_value(decl.attributes, decl.shape(sizes), rng, SCALES[j % len(SCALES)])
-    return point
-
-
-def sample_value(attrs: Attributes, shape: tuple[int, ...], rng: np.random.Generator,
-                 scale: float = 1.0) -> np.ndarray:
-    """A random array of `shape` strictly inside the declared bounds and cones.
-
-    Raises ValueError if the attributes cannot be met (e.g. `psd` with `< 0`)."""
-    for _ in range(10):                      # exact rounding onto a bound is possible but rare
-        if attrs.definite:
-            value = _definite(attrs, shape, rng, scale)
-        else:
-            value = _box(attrs.lower, attrs.upper, shape, rng, scale)
-            value = (value + value.T) / 2 if attrs.is_symmetric else value
-        if satisfies(attrs, value):
-            return value
-    raise ValueError(f"cannot sample a value of shape {shape} that is {attrs.describe()!r}")
-
-
-def _box(lower, upper, shape, rng, scale) -> np.ndarray:
-    """Entries inside (lower, upper), offsets from a single bound of the given scale."""
-    if lower is not None and upper is not None:
-        return lower + (upper - lower) * rng.uniform(size=shape)
-    if lower is not None:
-        return lower + scale * rng.exponential(size=shape)
-    if upper is not None:
-        return upper - scale * rng.exponential(size=shape)
-    return scale * rng.standard_normal(size=shape)
-
-
-def _definite(attrs: Attributes, shape, rng, scale) -> np.ndarray:
-    """nsd/nd are the negatives of psd/pd with mirrored bounds."""
-    if len(shape) != 2 or shape[0] != shape[1]:
-        raise ValueError(f"{attrs.definite} needs a square matrix, not shape {shape}")
-    if attrs.definite in ("nsd", "nd"):
-        mirrored = Attributes(None if attrs.upper is None else -attrs.upper, attrs.upper_strict,
-                              None if attrs.lower is None else -attrs.lower, attrs.lower_strict,
-                              True, "psd" if attrs.definite == "nsd" else "pd")
-        return -_positive(mirrored, shape[0], rng, scale)
-    return _positive(attrs, shape[0], rng, scale)
-
-
-def _positive(attrs: Attributes, n: int, rng, scale) -> np.ndarray:
-    """shift * ones + t * P, P = G G^T / n (+ I if pd): a rank-one psd shift lifts the
-    entries above a positive lower bound, and t keeps them below the upper one."""
-    lo, hi = attrs.lower, attrs.upper
-    g = rng.standard_normal((n, n))
-    g = np.abs(g) if lo is not None and lo >= 0 else g   # nonneg entries under a nonneg bound
-    p = g @ g.T / n + (0.5 * np.eye(n) if attrs.definite == "pd" else 0.0)
-    shift = lo if lo is not None and lo > 0 else 0.0
-    room = min(math.inf if hi is None else hi - shift, math.inf if lo is None or lo >= 0 else -lo)
-    if room <= 0:
-        raise ValueError(f"cannot sample a {n}x{n} matrix that is {attrs.describe()!r}")
-    t = min(scale, 0.5 * room / max(np.max(np.abs(p)), 1e-300))
-    m = shift + t * p
-    return (m + m.T) / 2
-
-
-def satisfies(attrs: Attributes, value: np.ndarray) -> bool:
-    """Whether `value` is finite and meets the bounds, symmetry and definiteness declared."""
-    value = np.asarray(value)
-    if not np.all(np.isfinite(value)) or not _in_bounds(attrs, value):
-        return False
-    if attrs.is_symmetric and (value.ndim != 2 or not np.array_equal(value, value.T)):
-        return False
-    if attrs.definite:
-        eig = np.linalg.eigvalsh(value) * (1 if attrs.definite in ("psd", "pd") else -1)
-        return bool(eig.min() > 0 if attrs.definite in ("pd", "nd") else eig.min() >= 0)
-    return True
-
-
-def _in_bounds(attrs: Attributes, value: np.ndarray) -> bool:
-    lo, hi = attrs.lower, attrs.upper
-    if lo is not None and not np.all(value > lo if attrs.lower_strict else value >= lo):
-        return False
-    return hi is None or bool(np.all(value < hi if attrs.upper_strict else value <= hi))
 
 
 # ----------------------------------------------------------------------------- coordinates
@@ -470,20 +382,7 @@ def _examine(expr, problem, hessian, layout: Layout, point, tally: _Tally) -> bo
     return True
 
 
-class _NoBar:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def update(self, n: int) -> None:
-        pass
-
-
 def _bar(progress, total: int):
-    """A tqdm bar on stderr that appears only after a second; none when not wanted."""
-    if not progress:
-        return _NoBar()
-    from tqdm import tqdm                     # only needed for interactive runs
-    return tqdm(total=total, delay=1.0, file=sys.stderr, desc="sampling", leave=False)
+    """A tqdm bar on stderr that appears only after a second; disabled when not wanted."""
+    from tqdm import tqdm
+    return tqdm(total=total, delay=1.0, file=sys.stderr, desc="sampling", leave=False, disable=not progress)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from tensorcalc.dag import Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var
+from tensorcalc.dag import Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var, topo
 
 from .model import Attributes
 from .polynomial import Expander, Factor, Monomial, TooLarge, canonical, collect, is_ones, multiply
@@ -319,7 +319,6 @@ def common_factor(monomials: list[Monomial], k: int) -> tuple[list[Factor], list
 def domain_facts(expr: Expr) -> dict[Expr, Interval]:
     """What the implicit domain of `expr` says: log's argument > 0, a fractional power's base
     >= 0 (> 0 below exponent 1, where the Hessian exists), recip's argument != 0."""
-    from tensorcalc.dag import topo
     facts: dict[Expr, Interval] = {}
     for node in topo(expr):
         if isinstance(node, Elementwise) and node.fn == "log":

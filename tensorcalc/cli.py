@@ -97,19 +97,26 @@ def _print(report: dict, as_json: bool) -> None:
               f"max relative error {check['max_error']:.2e} {verdict}", file=sys.stderr)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+def guarded(prog: str, action, args) -> int:
+    """Run `action(args)`; bad input becomes 'PROG: error: ...' on stderr and exit status 2
+    (no traceback), an interrupt 130, a closed output pipe (`| head`) a quiet 0."""
     try:
-        return _diff(args)
+        return action(args)
     except TensorCalcError as err:
-        print(f"tensorcalc: error: {err}", file=sys.stderr)
+        print(f"{prog}: error: {err}", file=sys.stderr)
         return 2
     except (RecursionError, MemoryError) as err:
-        print(f"tensorcalc: error: the input is too large to handle ({type(err).__name__})", file=sys.stderr)
+        print(f"{prog}: error: the input is too large to handle ({type(err).__name__})", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         return 130
 
+
+def main(argv: list[str] | None = None) -> int:
+    return guarded("tensorcalc", _diff, _parser().parse_args(argv))
 
 if __name__ == "__main__":
     sys.exit(main())
