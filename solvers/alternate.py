@@ -1,0 +1,120 @@
+"""Block-coordinate Newton: one damped Newton step per block of variables in turn.
+
+For objectives convex in each block but not jointly (matrix factorisation: convex in U
+for fixed V and in V for fixed U), each block's Newton system is that of a convex
+problem; when its symbolic Hessian is block diagonal (a delta over the rows of U) the
+step solves the small blocks separately. One sweep moves every block once.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+from scipy.optimize import OptimizeResult
+
+from .api import _convexity
+from .data import SolverError, prepare
+from .device import array_module, to_host
+from .history import HEADER, Clock, Iteration
+from .loop import Options, close, iterate
+from .newton import Newton
+from .objective import Objective
+
+
+def alternate(problem, blocks, x0=None, data=None, sweeps: int = 100, tol: float = 1e-12,
+              gtol: float = 1e-8, device: str = "cpu", verbose: bool = False, check: bool = True,
+              c1: float = 1e-4, max_trials: int = 40) -> OptimizeResult:
+    """Minimise by Newton steps on each block of `blocks` (names or lists of names) in turn.
+
+    Stops after a sweep in which every block had max|g| <= gtol and lambda^2/2 <= tol
+    (status 0), after `sweeps` sweeps (status 1), or when a block's line search fails
+    (status 2). The result is `minimize`'s, with `convexity` by block and one history
+    entry per block step (`Iteration.block` names the block)."""
+    blocks = [(b,) if isinstance(b, str) else tuple(b) for b in blocks]
+    if not (isinstance(sweeps, int) and sweeps >= 0):
+        raise SolverError(f"sweeps must be a whole number >= 0, got {sweeps!r}")
+    joint = prepare(problem, data, x0)
+    _check_blocks(blocks, [v.name for v in joint.free])
+    xp = array_module(device)
+    state = dict(joint.x0)
+    objs = [_block(problem, data or {}, state, b, xp) for b in blocks]
+    convexity = {",".join(b): (_convexity(o.task)[0] if check else "not checked") for b, o in zip(blocks, objs)}
+    opts = Options(gtol=gtol, tol=tol, c1=c1, max_trials=max_trials, sign=joint.sign, verbose=verbose)
+    start = time.perf_counter()
+    status, history = _sweeps(objs, blocks, state, sweeps, opts, verbose)
+    final = Objective(joint, xp)
+    f, g = final.value_grad(final.pack(state))
+    jac = {n: joint.sign * to_host(a) for n, a in final.unpack(g).items()}
+    messages = {0: "converged: every block has max|g| <= gtol and lambda^2/2 <= tol",
+                1: "stopped: the sweep limit was reached before convergence",
+                2: "stopped: a block's line search found no decrease"}
+    return OptimizeResult(x={n: to_host(a) for n, a in state.items()}, fun=joint.sign * f, jac=jac,
+                          nit=len(history), status=status, success=status == 0,
+                          message=messages[status], history=history, convexity=convexity,
+                          warning=_warning(convexity), method="block-newton", device=device,
+                          time_s=time.perf_counter() - start, sweeps=_count(history, len(blocks)))
+
+
+def _check_blocks(blocks, free: list[str]) -> None:
+    named = [n for b in blocks for n in b]
+    for name in named:
+        if name not in free:
+            raise SolverError(f"block variable {name!r} is not a free variable of the objective "
+                              f"(free: {', '.join(free)})")
+    if sorted(named) != sorted(free):
+        missing = sorted(set(free) - set(named)) or sorted({n for n in named if named.count(n) > 1})
+        raise SolverError(f"blocks must name every free variable exactly once; check "
+                          f"{', '.join(map(repr, missing))}")
+
+
+def _block(problem, data: dict, state: dict, block: tuple, xp) -> Objective:
+    others = {n: a for n, a in state.items() if n not in block}
+    task = prepare(problem, {**data, **others}, {n: state[n] for n in block})
+    return Objective(task, xp)
+
+
+def _sweeps(objs, blocks, state, sweeps: int, opts: Options, verbose: bool):
+    clock, history = Clock(), []
+    if verbose:
+        print(HEADER)
+    for _ in range(sweeps):
+        done = True
+        for obj, block in zip(objs, blocks):
+            status, it = _step(obj, state, opts, clock, len(history))
+            it.block = ",".join(block)
+            history.append(it)
+            close(it, clock, opts)
+            if status == 2:
+                return 2, history
+            done = done and status == 0
+        if done:
+            return 0, history
+    return 1, history
+
+
+def _step(obj: Objective, state: dict, opts: Options, clock: Clock, k: int):
+    """One Newton step on the block of `obj` from `state`; state and the other blocks'
+    fixed arrays are updated. Returns (0 converged block | 2 failed search | None, record)."""
+    for name in obj.fixed:
+        if name in state:
+            obj.set_fixed(name, state[name])
+    z = obj.pack({n: state[n] for n in obj.names})
+    with clock("eval"):
+        f, g, H = obj.value_grad_hess(z)
+    it = Iteration(k, opts.sign * f, float(obj.xp.max(obj.xp.abs(g))))
+    status, d = iterate(obj, Newton(opts.gtol, opts.tol), z, f, g, H, it, opts, clock, -1)
+    if status is None:
+        state.update(obj.unpack(z + it.step * d))
+    return status, it
+
+
+def _warning(convexity: dict) -> str | None:
+    open_ = [b for b, v in convexity.items() if v != "convex"]
+    if not open_:
+        return None
+    return (f"the objective is not proven convex in block(s) {', '.join(open_)}; the point found "
+            f"may be a local optimum or a stationary point that is not optimal")
+
+
+def _count(history, per_sweep: int) -> int:
+    return math.ceil(len(history) / per_sweep) if per_sweep else 0

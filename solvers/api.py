@@ -1,0 +1,102 @@
+"""`minimize`: check, compile, solve, and return a SciPy `OptimizeResult`."""
+from __future__ import annotations
+
+import time
+from functools import lru_cache
+
+from scipy.optimize import OptimizeResult
+
+from convexcheck import analyze
+
+from .data import SolverError, Task, prepare
+from .device import array_module, to_host
+from .firstorder import LBFGS, GradientDescent
+from .loop import Options, run
+from .newton import Newton, NewtonCG
+from .objective import Objective
+
+METHODS = {"newton": Newton, "newton-cg": NewtonCG, "lbfgs": LBFGS, "gd": GradientDescent}
+MAX_ITER = {"newton": 100, "newton-cg": 200, "lbfgs": 2000, "gd": 20000}
+
+
+def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol: float = 1e-12,
+             max_iter: int | None = None, callback=None, verbose: bool = False, data=None, *,
+             gtol: float = 1e-8, check: bool = True, c1: float = 1e-4, max_trials: int = 40,
+             memory: int = 10) -> OptimizeResult:
+    """Minimise (or maximise) the objective of `problem` over its free variables.
+
+    problem: a parsed problem (`convexcheck.load_problem`), a .tc path, problem text, or a
+      scalar tensorcalc expression (its variables not in `data` are the free ones).
+    data: arrays by name for the parameters; a variable given here is held fixed.
+    x0: start, a dict by variable name (or one array for one variable); default zeros,
+      moved inside declared bounds.
+    method: "newton" (Cholesky, damped when needed; block-diagonal Hessians solved by
+      blocks), "newton-cg" (Hessian-vector products), "lbfgs", or "gd".
+    device: "cpu" (NumPy) or "gpu" (CuPy).
+    Stops when max|g| <= gtol and, for Newton methods, lambda^2/2 <= tol.
+    check: run convexcheck first; when the problem is not proven convex the result has a
+      `warning` that the point found may be only local.
+
+    Returns an OptimizeResult: x and jac as dicts of NumPy arrays by variable name, fun
+    (the objective as written: maximised values for maximize), nit, nfev, njev, nhev,
+    status (0 converged, 1 iteration limit, 2 line search failed, 3 callback), success,
+    message, convexity, warning, method, device, and history: one `Iteration` per iterate.
+    """
+    if method not in METHODS:
+        raise SolverError(f"method {method!r} is not one of {', '.join(METHODS)}")
+    opts = _options(tol, gtol, max_iter if max_iter is not None else MAX_ITER[method], c1,
+                    max_trials, verbose, callback)
+    task = prepare(problem, data, x0)
+    convexity, warning = _convexity(task) if check else ("not checked", None)
+    xp = array_module(device)
+    obj = Objective(task, xp)
+    opts.sign = task.sign
+    chosen = {"newton": lambda: Newton(gtol, tol), "lbfgs": lambda: LBFGS(memory)}.get(
+        method, METHODS[method])()
+    start = time.perf_counter()
+    out = run(obj, chosen, obj.pack(task.x0), opts)
+    return _result(task, obj, out, method, device, convexity, warning, time.perf_counter() - start)
+
+
+def _options(tol, gtol, max_iter, c1, max_trials, verbose, callback) -> Options:
+    for name, value in (("tol", tol), ("gtol", gtol)):
+        if not value >= 0:
+            raise SolverError(f"{name} must be a number >= 0, got {value!r}")
+    if not (isinstance(max_iter, int) and 0 <= max_iter <= 10_000_000):
+        raise SolverError(f"max_iter must be a whole number from 0 to 10000000, got {max_iter!r}")
+    if not 0 < c1 < 1:
+        raise SolverError(f"c1 must lie in (0, 1), got {c1!r}")
+    if not (isinstance(max_trials, int) and 1 <= max_trials <= 200):
+        raise SolverError(f"max_trials must be a whole number from 1 to 200, got {max_trials!r}")
+    if callback is not None and not callable(callback):
+        raise SolverError("callback must be callable")
+    return Options(gtol=gtol, tol=tol, max_iter=max_iter, c1=c1, max_trials=max_trials,
+                   verbose=verbose, callback=callback)
+
+
+def _convexity(task: Task) -> tuple[str, str | None]:
+    """The verdict on the problem with the fixed variables as parameters, and the warning."""
+    verdict = _verdict(task.problem.objective.expr, task.problem.sense, tuple(task.problem.declarations.items()))
+    if verdict == "convex":
+        return verdict, None
+    need = "concave" if task.problem.sense == "maximize" else "convex"
+    return verdict, (f"the objective is not proven {need} in {', '.join(v.name for v in task.free)} "
+                     f"(convexcheck: {verdict}); the point found may be a local optimum or a "
+                     f"stationary point that is not optimal")
+
+
+@lru_cache(maxsize=64)
+def _verdict(expr, sense, declarations) -> str:
+    from convexcheck.model import Part, Problem
+    need = {"minimize": "convex", "maximize": "concave"}[sense]
+    problem = Problem(dict(declarations), sense, Part("objective", "", expr, need))
+    return analyze(problem, samples=10).verdict
+
+
+def _result(task: Task, obj: Objective, out, method, device, convexity, warning, seconds) -> OptimizeResult:
+    x = {n: to_host(a) for n, a in obj.unpack(out.z).items()}
+    jac = {n: task.sign * to_host(a) for n, a in obj.unpack(out.g).items()}
+    return OptimizeResult(
+        x=x, fun=task.sign * out.f, jac=jac, nit=len(out.history) - 1, status=out.status,
+        success=out.status == 0, message=out.message, history=out.history, convexity=convexity,
+        warning=warning, method=method, device=device, time_s=seconds, **obj.counts)

@@ -1,0 +1,279 @@
+"""What a solve is given, checked: the problem, its parameter arrays, the starting point.
+
+`prepare(problem, data, x0)` turns a parsed problem (or a file path, problem text, or a
+bare tensorcalc expression) plus arrays by name into a `Task`: the scalar expression to
+minimise (negated for `maximize`), the free variables with their shapes and declared
+bounds, the fixed arrays, and the starting point. A variable given in `data` is held
+fixed at that value (so `data={"V": V}` solves for U alone). Every rejection is a
+`SolverError` naming the array, the axis or dimension, and the fix.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+import tensorcalc as tc
+from convexcheck import load_problem
+from convexcheck.model import Attributes, Declaration, Part, Problem
+from tensorcalc import Expr, TensorCalcError, dag
+
+MAX_DATA_ENTRIES = 200_000_000     # entries of one array (1.6 GB of float64)
+
+
+class SolverError(TensorCalcError):
+    """Bad input to a solver: names the problem part, array or option, and the fix."""
+
+
+@dataclass(frozen=True)
+class Free:
+    """A variable the solver moves: its shape and the bounds its declaration gives."""
+
+    name: str
+    shape: tuple[int, ...]
+    attributes: Attributes
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+
+@dataclass(frozen=True)
+class Task:
+    """A checked minimisation: minimise `expr` over `free`, the other names fixed."""
+
+    problem: Problem          # with fixed variables turned into parameters
+    expr: Expr                # the objective, negated for maximize
+    sign: float               # +1 minimize, -1 maximize: reported f = sign * minimised f
+    free: tuple[Free, ...]
+    fixed: dict[str, np.ndarray]
+    x0: dict[str, np.ndarray]
+
+
+def prepare(problem, data=None, x0=None) -> Task:
+    """Check everything a solve needs before any device work; see the module docstring."""
+    data = _arrays(data or {}, "data")
+    problem = _as_problem(problem, data, x0)
+    _check_solvable(problem)
+    present = tc.variables(problem.objective.expr)
+    problem = _fix(problem, [n for n in data if n in problem.variables])
+    _check_names(problem, data, present)
+    free_decls = [d for n, d in problem.variables.items() if n in present]
+    if not free_decls:
+        raise SolverError("nothing to optimise: every variable of the objective has a value in data")
+    for decl in free_decls:
+        if decl.attributes.is_symmetric:
+            raise SolverError(f"variable {decl.name!r} is declared {decl.attributes.describe()}: "
+                              f"the solvers do not keep matrix-cone constraints; drop the attribute "
+                              f"or use `convexcheck analyze` for the verdict only")
+    x0 = _start_values(x0, free_decls)
+    sizes = _sizes(problem, {**data, **x0})
+    free = tuple(Free(d.name, _shape(d, sizes), d.attributes) for d in free_decls)
+    for decl in problem.parameters.values():
+        if decl.name in data:
+            _check_attributes(decl, data[decl.name])
+    sign = -1.0 if problem.sense == "maximize" else 1.0
+    expr = problem.objective.expr if sign > 0 else dag.neg(problem.objective.expr)
+    return Task(problem, expr, sign, free, {n: data[n] for n in data if n in present},
+                _start(free, x0))
+
+
+# ----------------------------------------------------------------------------- the problem
+
+def _as_problem(problem, data: dict, x0) -> Problem:
+    if isinstance(problem, Problem):
+        return problem
+    if isinstance(problem, Expr):
+        return _expression_problem(problem, data)
+    if isinstance(problem, (str, os.PathLike)):
+        return load_problem(problem)
+    raise SolverError(f"minimize takes a problem (convexcheck.load_problem), a .tc path, problem "
+                      f"text or a tensorcalc expression, not {type(problem).__name__}")
+
+
+def _expression_problem(expr: Expr, data: dict) -> Problem:
+    """A bare expression: names in `data` are parameters, the others variables; the
+    dimensions are the unified axes, so tied axes share one dimension name."""
+    if expr.order != 0:
+        raise SolverError(f"the objective must be a scalar; this expression has order {expr.order}: "
+                          f"wrap it in a sum")
+    decls = {}
+    for name, v in tc.variables(expr).items():
+        dims = tuple(f"{a.var}.{a.pos}" if a.var else f"{name}.{k}" for k, a in enumerate(v.axes))
+        kind = "parameter" if name in data else "variable"
+        decls[name] = Declaration(name, kind, dims)
+    text = tc.to_text(expr, limit=200)
+    return Problem(decls, "minimize", Part("objective", text, expr, "convex"))
+
+
+def _check_solvable(problem: Problem) -> None:
+    if problem.sense == "expression":
+        raise SolverError("an `expression` problem has nothing to optimise: write `minimize` or "
+                          "`maximize` before the objective")
+    if problem.constraints:
+        first = problem.constraints[0]
+        raise SolverError(f"the solvers handle unconstrained problems (declared bounds on variables "
+                          f"are kept as a domain); this one has {len(problem.constraints)} "
+                          f"constraint(s), the first on line {first.line}: {first.text}")
+
+
+def _fix(problem: Problem, names: list[str]) -> Problem:
+    """Variables given values become parameters (of the analysis as well)."""
+    if not names:
+        return problem
+    decls = {n: dataclasses.replace(d, kind="parameter") if n in names else d
+             for n, d in problem.declarations.items()}
+    return dataclasses.replace(problem, declarations=decls)
+
+
+def _check_names(problem: Problem, data: dict, present) -> None:
+    for name in data:
+        if name not in problem.declarations:
+            known = ", ".join(problem.declarations) or "none"
+            raise SolverError(f"data has an array {name!r} that the problem does not declare "
+                              f"(declared: {known})")
+    missing = [n for n in problem.parameters if n in present and n not in data]
+    if missing:
+        raise SolverError(f"no value for parameter(s) {', '.join(map(repr, missing))}: pass them in "
+                          f"data (convexcheck solve: --data FILE.npz with arrays of these names)")
+
+
+# ----------------------------------------------------------------------------- arrays
+
+def _arrays(values, what: str) -> dict[str, np.ndarray]:
+    if not hasattr(values, "items"):
+        raise SolverError(f"{what} must be a dict of arrays by name, not {type(values).__name__}")
+    return {str(name): _array(value, f"{what}[{name!r}]") for name, value in values.items()}
+
+
+def _array(value, where: str) -> np.ndarray:
+    if type(value).__module__.split(".")[0] == "cupy":
+        value = value.get()
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise SolverError(f"{where} is not an array of numbers ({exc})") from None
+    if array.size > MAX_DATA_ENTRIES:
+        raise SolverError(f"{where} has {array.size:,} entries, over {MAX_DATA_ENTRIES:,}")
+    if not np.isfinite(array).all():
+        bad = np.argwhere(~np.isfinite(array))
+        place = tuple(int(i) for i in bad[0])
+        raise SolverError(f"{where} has {len(bad)} entries that are NaN or infinite, the first at "
+                          f"index {place}: clean or impute the data first")
+    return array
+
+
+def _start_values(x0, free_decls: list[Declaration]) -> dict[str, np.ndarray]:
+    if x0 is None:
+        return {}
+    if not hasattr(x0, "items"):
+        if len(free_decls) != 1:
+            raise SolverError(f"x0 must be a dict by variable name: the problem has "
+                              f"{len(free_decls)} free variables")
+        x0 = {free_decls[0].name: x0}
+    values = _arrays(x0, "x0")
+    names = {d.name for d in free_decls}
+    for name in values:
+        if name not in names:
+            raise SolverError(f"x0 has a value for {name!r}, which is not a free variable of the "
+                              f"objective (free: {', '.join(sorted(names))})")
+    return values
+
+
+def _sizes(problem: Problem, arrays: dict[str, np.ndarray]) -> dict[str, int]:
+    """Named dimension lengths read off the arrays; every place a name is read must agree."""
+    sizes: dict[str, int] = {}
+    where: dict[str, str] = {}
+    for name, array in arrays.items():
+        decl = problem.declarations[name]
+        if array.ndim != len(decl.dims):
+            raise SolverError(f"{name!r} is declared with {len(decl.dims)} axes {_dims(decl)} but "
+                              f"its array has shape {array.shape}")
+        for k, (dim, length) in enumerate(zip(decl.dims, array.shape)):
+            here = f"axis {k} of {name!r}"
+            if isinstance(dim, int) and dim != length:
+                raise SolverError(f"{here} has length {length}, but the declaration says {dim}")
+            if isinstance(dim, str) and sizes.setdefault(dim, length) != length:
+                raise SolverError(f"{here} has length {length}, but dimension {dim!r} has length "
+                                  f"{sizes[dim]} from {where[dim]}")
+            where.setdefault(dim, here)
+    return sizes
+
+
+def _shape(decl: Declaration, sizes: dict[str, int]) -> tuple[int, ...]:
+    for dim in decl.dims:
+        if isinstance(dim, str) and dim not in sizes:
+            raise SolverError(f"cannot tell the length of dimension {dim!r} of variable "
+                              f"{decl.name!r}: no array in data has it; pass x0[{decl.name!r}]")
+    return tuple(d if isinstance(d, int) else sizes[d] for d in decl.dims)
+
+
+def _dims(decl: Declaration) -> str:
+    return "[" + ", ".join(map(str, decl.dims)) + "]"
+
+
+def _check_attributes(decl: Declaration, array: np.ndarray) -> None:
+    """Parameters must satisfy what they are declared to be: the verdict depends on it."""
+    a, name = decl.attributes, decl.name
+    if not satisfies_bounds(a, array):
+        raise SolverError(f"parameter {name!r} is declared {a.describe()} but has entries outside "
+                          f"(min {array.min():g}, max {array.max():g})")
+    if a.is_symmetric:
+        if not np.allclose(array, array.T, rtol=1e-10, atol=1e-12 * max(1.0, np.abs(array).max())):
+            raise SolverError(f"parameter {name!r} is declared {a.describe()} but is not symmetric")
+        if a.definite:
+            _check_definite(name, a.definite, array)
+
+
+def _check_definite(name: str, definite: str, array: np.ndarray) -> None:
+    eig = np.linalg.eigvalsh((array + array.T) / 2)
+    scale = max(1.0, float(np.abs(eig).max()))
+    sign = 1.0 if definite in ("psd", "pd") else -1.0
+    low = float((sign * eig).min())
+    ok = low > 0 if definite in ("pd", "nd") else low >= -1e-10 * scale
+    if not ok:
+        raise SolverError(f"parameter {name!r} is declared {definite} but has eigenvalue "
+                          f"{sign * low:.3g}")
+
+
+def satisfies_bounds(a: Attributes, array) -> bool:
+    """Entrywise bounds of the attributes hold for every entry (NumPy or CuPy array)."""
+    if a.lower is not None:
+        below = array <= a.lower if a.lower_strict else array < a.lower
+        if bool(below.any()):
+            return False
+    if a.upper is not None:
+        above = array >= a.upper if a.upper_strict else array > a.upper
+        if bool(above.any()):
+            return False
+    return True
+
+
+def _start(free: tuple[Free, ...], x0: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """x0 as given (checked against the bounds), else zeros moved inside the bounds:
+    lower + 1, upper - 1, or the midpoint when both are declared."""
+    start = {}
+    for v in free:
+        if v.name in x0:
+            if x0[v.name].shape != v.shape:
+                raise SolverError(f"x0[{v.name!r}] has shape {x0[v.name].shape}; variable "
+                                  f"{v.name!r} has shape {v.shape}")
+            if not satisfies_bounds(v.attributes, x0[v.name]):
+                raise SolverError(f"x0[{v.name!r}] lies outside the declared bounds "
+                                  f"({v.attributes.describe()})")
+            start[v.name] = x0[v.name].copy()
+        else:
+            start[v.name] = np.full(v.shape, _inside(v.attributes))
+    return start
+
+
+def _inside(a: Attributes) -> float:
+    if a.lower is not None and a.upper is not None:
+        return (a.lower + a.upper) / 2
+    if a.lower is not None:
+        return a.lower + 1.0
+    if a.upper is not None:
+        return a.upper - 1.0
+    return 0.0

@@ -1,0 +1,102 @@
+"""Newton systems: Cholesky with an added multiple of the identity (Nocedal and Wright,
+Numerical Optimization, 2nd ed., Algorithm 3.3), for a dense Hessian or for the blocks of
+a block-diagonal one, on NumPy or CuPy.
+
+NumPy's Cholesky raises on a matrix that is not positive definite; CuPy's may instead
+return a factor full of nan without a word, so every factor is also checked for finite
+entries (one scalar back to the host) before it is trusted.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+BETA = 1e-3          # first shift, relative to the largest diagonal entry
+MAX_SHIFTS = 60      # tau doubles each time; 60 doublings reach any finite scale
+
+
+@dataclass
+class Blocks:
+    """A block-diagonal Hessian: `blocks[i]` (R x R) acts on the entries with index i on
+    `axis` of a variable of shape `shape`; R is the product of the other lengths."""
+
+    blocks: object
+    axis: int
+    shape: tuple[int, ...]
+
+    def split(self, xp, v):
+        """A flat vector of the variable, as (number of blocks, R)."""
+        return xp.moveaxis(v.reshape(self.shape), self.axis, 0).reshape(self.blocks.shape[:2])
+
+    def join(self, xp, w):
+        moved = (self.shape[self.axis],) + self.shape[:self.axis] + self.shape[self.axis + 1:]
+        return xp.moveaxis(w.reshape(moved), 0, self.axis).reshape(-1)
+
+
+@dataclass
+class Step:
+    """d solves (H + tau I) d = -g; `shifts` Cholesky attempts failed before tau worked;
+    d is None when no shift gave a factor. `factor` solves with H + tau I again."""
+
+    d: object
+    tau: float
+    shifts: int
+    factor: object = None
+
+
+def newton_step(xp, H, g) -> Step:
+    """The (damped) Newton direction for a dense Hessian matrix or `Blocks`."""
+    step = _damped(xp, H.blocks if isinstance(H, Blocks) else H)
+    if step.factor is not None:
+        step.factor = (H, step.factor)
+        step.d = -solve(xp, step.factor, g)
+    return step
+
+
+def solve(xp, factor, g):
+    """(H + tau I)^-1 g with the `factor` of a Step."""
+    H, L = factor
+    if isinstance(H, Blocks):
+        return H.join(xp, _solve(xp, L, H.split(xp, g)[..., None])[..., 0])
+    return _solve(xp, L, g)
+
+
+def _damped(xp, A) -> Step:
+    diag = xp.diagonal(A, axis1=-2, axis2=-1)
+    low, scale = float(diag.min()), float(xp.abs(diag).max())
+    beta = BETA * (scale if scale > 0 else 1.0)
+    tau = 0.0 if low > 0 else beta - low
+    eye = xp.eye(A.shape[-1])
+    for shifts in range(MAX_SHIFTS):
+        factor = cholesky(xp, A + tau * eye if tau else A)
+        if factor is not None:
+            return Step(None, tau, shifts, factor)
+        tau = max(2 * tau, beta)
+    return Step(None, tau, MAX_SHIFTS)
+
+
+def cholesky(xp, A):
+    """The lower Cholesky factor(s) of A (batched over leading axes), or None when A is
+    not numerically positive definite."""
+    try:
+        factor = xp.linalg.cholesky(A)
+    except np.linalg.LinAlgError:
+        return None
+    except Exception as exc:  # noqa: BLE001 - CuPy's LinAlgError is its own class
+        if type(exc).__name__ != "LinAlgError":
+            raise
+        return None
+    return factor if bool(xp.isfinite(factor).all()) else None
+
+
+def _solve(xp, L, rhs):
+    """x with L L^T x = rhs; triangular solves for one matrix, batched solves for blocks."""
+    if L.ndim == 2:
+        if xp is np:
+            from scipy.linalg import cho_solve
+            return cho_solve((L, True), rhs, check_finite=False)
+        from cupyx.scipy.linalg import solve_triangular
+        return solve_triangular(L.T, solve_triangular(L, rhs, lower=True), lower=False)
+    y = xp.linalg.solve(L, rhs)
+    return xp.linalg.solve(xp.swapaxes(L, -1, -2), y)

@@ -1,0 +1,146 @@
+"""The iteration every method shares: evaluate, ask the method for a direction, test for
+convergence, search along the direction (falling back to the negative gradient when the
+search fails), record the iteration, repeat.
+
+A method is a `Method` object: `evaluate(obj, z, last)` gives (f, g, extra) at z (extra
+is the Hessian for Newton; `last` marks the iterate at the iteration limit, where no step
+follows); `direction(obj, z, f, g, extra, clock)` gives a `Direction`;
+`update(s, y)` learns from an accepted step s and the gradient change y; `first_step`
+is the step the line search tries first.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .history import HEADER, Clock, Iteration, row
+from .linesearch import backtrack
+
+MESSAGES = {
+    0: "converged: max|g| <= gtol{newton}",
+    1: "stopped: the iteration limit was reached before convergence",
+    2: "stopped: the line search found no decrease along the direction nor the negative gradient",
+    3: "stopped by the callback",
+}
+
+
+@dataclass
+class Direction:
+    d: object
+    decrement: float = math.nan     # lambda^2/2 for Newton methods
+    damping: float = 0.0
+    fallbacks: list = field(default_factory=list)
+    cg: int = 0
+    gradient: bool = False          # d is the negative gradient: no fallback left
+
+
+@dataclass
+class Options:
+    gtol: float = 1e-8
+    tol: float = 1e-12
+    max_iter: int = 100
+    c1: float = 1e-4
+    max_trials: int = 40
+    verbose: bool = False
+    callback: object = None
+    sign: float = 1.0
+
+
+@dataclass
+class Outcome:
+    z: object
+    f: float
+    g: object
+    status: int
+    message: str
+    history: list
+
+
+def run(obj, method, z, opts: Options) -> Outcome:
+    """Iterate `method` from z until convergence, the limit, a failed search or the callback."""
+    xp, clock, history = obj.xp, Clock(), []
+    s_prev = g_prev = None
+    if opts.verbose:
+        print(HEADER)
+    for k in range(opts.max_iter + 1):
+        with clock("eval"):
+            f, g, extra = method.evaluate(obj, z, k == opts.max_iter)
+        if s_prev is not None:
+            method.update(s_prev, g - g_prev)
+        gmax = float(xp.max(xp.abs(g))) if obj.n else 0.0
+        it = Iteration(k, opts.sign * f, gmax)
+        history.append(it)
+        status, d = iterate(obj, method, z, f, g, extra, it, opts, clock, k)
+        if status is not None:
+            close(it, clock, opts)
+            return Outcome(z, f, g, status, _message(status, method), history)
+        s_prev, g_prev = it.step * d, g
+        z = z + s_prev
+        close(it, clock, opts)
+        if _callback(opts, obj, z, it):
+            return Outcome(z, obj.value(z), g, 3, MESSAGES[3], history)
+    raise AssertionError("unreachable: the last iteration returns")
+
+
+def iterate(obj, method, z, f, g, extra, it: Iteration, opts: Options, clock, k: int):
+    """(None, direction) when a step was found (its size recorded on `it`), else (status, None)."""
+    if it.gmax == 0.0:
+        it.decrement = 0.0
+        return 0, None
+    dr = method.direction(obj, z, f, g, extra, clock)
+    it.decrement, it.damping, it.fallbacks, it.cg = dr.decrement, dr.damping, dr.fallbacks, dr.cg
+    if it.gmax <= opts.gtol and (math.isnan(dr.decrement) or dr.decrement <= opts.tol):
+        return 0, None
+    if k == opts.max_iter:
+        return 1, None
+    with clock("eval"):
+        search = _search(obj, z, f, g, dr, method, opts, it)
+    if search is None:
+        return 2, None
+    it.step = search[0]
+    return None, search[1]
+
+
+def _search(obj, z, f, g, dr: Direction, method, opts: Options, it: Iteration):
+    """(step, direction) accepted by the Armijo search, trying -g when dr.d fails; None if both fail."""
+    candidates = [(dr.d, method.first_step(dr.d, g))]
+    if not dr.gradient:
+        candidates.append((-g, min(1.0, 1.0 / it.gmax)))
+    for n, (d, first) in enumerate(candidates):
+        slope = float(g @ d)
+        search = backtrack(lambda t: obj.value(z + t * d), f, slope, first, opts.c1,
+                           max_trials=opts.max_trials)
+        it.trials.extend(search.trials)
+        outside = sum(1 for _, ft in search.trials if math.isinf(ft))
+        if outside:
+            it.fallbacks.append(f"{outside} trial point(s) outside the domain (f = inf or nan)")
+        if search.step is not None:
+            return search.step, d
+        if n + 1 < len(candidates):
+            it.fallbacks.append(f"line search failed along the {method.name} direction after "
+                                f"{len(search.trials)} trials; tried the negative gradient")
+    return None
+
+
+def close(it: Iteration, clock: Clock, opts: Options) -> None:
+    it.eval_s, it.solve_s = clock.take()
+    it.time_s = clock.elapsed()
+    if opts.verbose:
+        print(row(it), flush=True)
+
+
+def _callback(opts: Options, obj, z, it: Iteration) -> bool:
+    if opts.callback is None:
+        return False
+    from scipy.optimize import OptimizeResult
+    from .device import to_host
+    x = {name: to_host(a) for name, a in obj.unpack(z).items()}
+    try:
+        return bool(opts.callback(OptimizeResult(x=x, fun=it.f, nit=it.k + 1, iteration=it)))
+    except StopIteration:
+        return True
+
+
+def _message(status: int, method) -> str:
+    newton = " and lambda^2/2 <= tol" if method.newton else ""
+    return MESSAGES[status].format(newton=newton)

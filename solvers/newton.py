@@ -1,0 +1,121 @@
+"""Second-order methods: Newton with a Cholesky solve and Newton-CG on Hessian-vector
+products. Both report the Newton decrement lambda^2/2 = -g.d/2 and fall back to the
+negative gradient, recording why, when their direction is not a descent direction.
+"""
+from __future__ import annotations
+
+import math
+
+from .linalg import newton_step, solve
+from .loop import Direction
+
+
+class Newton:
+    """f, g and H from one compiled call; (H + tau I) d = -g by Cholesky, tau = 0 when H
+    is positive definite, else grown by Algorithm 3.3 of Nocedal and Wright; blocks of a
+    block-diagonal Hessian are solved separately.
+
+    Near the solution (the last decrement below sqrt(tol)) an iterate is first evaluated
+    without its Hessian: if max|g| <= gtol and the decrement g.H^-1 g / 2 taken with the
+    previous Hessian's factor is <= tol, the solve stops without building a Hessian it
+    would not use; otherwise f, g and H come from the one compiled call as usual."""
+
+    name, newton = "Newton", True
+
+    def __init__(self, gtol: float, tol: float):
+        self.gtol, self.tol = gtol, tol
+        self.last = None               # (factor, decrement) of the previous step
+
+    def evaluate(self, obj, z, last: bool = False):
+        if last or (self.last is not None and self.last[1] <= math.sqrt(self.tol)):
+            f, g = obj.value_grad(z)
+            decrement = self._stale(obj, g)
+            if last or (float(abs(g).max()) <= self.gtol and decrement <= self.tol):
+                return f, g, decrement
+        return obj.value_grad_hess(z)
+
+    def _stale(self, obj, g) -> float:
+        """g.H^-1 g / 2 with the previous Hessian (nan when there is none)."""
+        return math.nan if self.last is None else float(g @ solve(obj.xp, self.last[0], g)) / 2
+
+    def direction(self, obj, z, f, g, H, clock) -> Direction:
+        if isinstance(H, float):
+            return Direction(-g, H, fallbacks=["no Hessian built here: decrement from the "
+                                               "previous Hessian"], gradient=True)
+        with clock("solve"):
+            step = newton_step(obj.xp, H, g)
+        if step.d is None:
+            self.last = None
+            return _gradient(g, f"Cholesky failed for every shift up to tau = {step.tau:.3g}")
+        notes = [f"Hessian not positive definite: added {step.tau:.3g} I "
+                 f"after {step.shifts} failed Cholesky attempt(s)"] if step.tau else []
+        direction = _checked(g, step.d, step.tau, notes)
+        self.last = (step.factor, direction.decrement) if not direction.gradient else None
+        return direction
+
+    def update(self, s, y):
+        pass
+
+    def first_step(self, d, g) -> float:
+        return 1.0
+
+
+class NewtonCG:
+    """Truncated conjugate gradients on H d = -g with H v compiled from the symbolic
+    pushforward of the gradient; stops at relative residual min(0.5, sqrt(|g|)) (Nocedal
+    and Wright, Algorithm 7.1) or at the first direction of non-positive curvature."""
+
+    name, newton = "Newton-CG", True
+
+    def __init__(self, max_cg: int | None = None):
+        self.max_cg = max_cg
+
+    def evaluate(self, obj, z, last: bool = False):
+        f, g = obj.value_grad(z)
+        return f, g, None
+
+    def direction(self, obj, z, f, g, extra, clock) -> Direction:
+        with clock("solve"):
+            d, iters, curvature = self._cg(obj, z, g)
+        if d is None:
+            return _gradient(g, "negative curvature along the gradient", cg=iters)
+        notes = [f"negative curvature met at CG iteration {iters}: direction truncated"] if curvature else []
+        return _checked(g, d, 0.0, notes, cg=iters)
+
+    def _cg(self, obj, z, g):
+        xp = obj.xp
+        gnorm = float(xp.linalg.norm(g))
+        target = min(0.5, math.sqrt(gnorm)) * gnorm
+        d, r = xp.zeros_like(g), g.copy()
+        p, rr = -r, float(r @ r)
+        limit = self.max_cg or max(20, min(obj.n, 500))
+        for j in range(limit):
+            hp = obj.hvp(z, p)
+            curvature = float(p @ hp)
+            if curvature <= 0:
+                return (None if j == 0 else d), j, True
+            alpha = rr / curvature
+            d = d + alpha * p
+            r = r + alpha * hp
+            rr_new = float(r @ r)
+            if math.sqrt(rr_new) <= target:
+                return d, j + 1, False
+            p, rr = -r + (rr_new / rr) * p, rr_new
+        return d, limit, False
+
+    def update(self, s, y):
+        pass
+
+    def first_step(self, d, g) -> float:
+        return 1.0
+
+
+def _checked(g, d, tau: float, notes: list, cg: int = 0) -> Direction:
+    slope = float(g @ d)
+    if not slope < 0:
+        return _gradient(g, f"not a descent direction (g.d = {slope:.3g})", tau, cg)
+    return Direction(d, -slope / 2, tau, notes, cg)
+
+
+def _gradient(g, why: str, tau: float = 0.0, cg: int = 0) -> Direction:
+    return Direction(-g, math.nan, tau, [f"{why}: took the negative gradient"], cg, gradient=True)

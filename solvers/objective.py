@@ -1,0 +1,187 @@
+"""The objective as the solvers see it: functions of one flat vector z on one device.
+
+z packs the free variables (each flattened in C order, in declaration order). The value,
+gradient and Hessian come from tensorcalc's symbolic derivatives compiled to one
+function per need, cached per expression and set of free variables, so a second solve
+of the same problem compiles nothing:
+
+- `value(z)`: f, inf outside the domain (non-finite value, or a declared bound crossed);
+- `value_grad(z)`: f and g;
+- `value_grad_hess(z)`: f, g and H from one compiled call. H is the dense matrix, or,
+  for a single variable whose symbolic Hessian carries a delta over one axis, the
+  `Blocks` of the block-diagonal Hessian, never building the full one;
+- `hvp(z, v)`: H v from the symbolic pushforward of the gradient (no Hessian built).
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import tensorcalc as tc
+from tensorcalc import Expr, ShapeError, dag
+
+from .data import SolverError, Task, satisfies_bounds
+from .device import to_device
+from .linalg import Blocks
+from .hoist import hoist
+from .structure import block_form
+
+
+class Objective:
+    """f of the flat vector z for `task` on the array module `xp`."""
+
+    def __init__(self, task: Task, xp):
+        self.task, self.xp = task, xp
+        self.free = task.free
+        self.names = tuple(v.name for v in self.free)
+        self.offsets = _offsets([v.size for v in self.free])
+        self.n = self.offsets[-1]
+        self.fixed = {name: to_device(xp, a) for name, a in task.fixed.items()}
+        self.bounded = [v for v in self.free if v.attributes.lower is not None
+                        or v.attributes.upper is not None]
+        self.counts = {"nfev": 0, "njev": 0, "nhev": 0}
+        self._invariants: dict[Expr, object] = {}      # hoisted values by expression
+
+    def set_fixed(self, name: str, array) -> None:
+        """Hold the fixed array `name` at a new value of the same shape (block methods)."""
+        self.fixed[name] = to_device(self.xp, array)
+        self._invariants = {e: v for e, v in self._invariants.items() if name not in tc.variables(e)}
+
+    # ------------------------------------------------------------------ packing
+    def pack(self, arrays: dict):
+        parts = [to_device(self.xp, arrays[v.name]).reshape(-1) for v in self.free]
+        return parts[0].copy() if len(parts) == 1 else self.xp.concatenate(parts)
+
+    def unpack(self, z) -> dict:
+        return {v.name: z[a:b].reshape(v.shape)
+                for v, a, b in zip(self.free, self.offsets, self.offsets[1:])}
+
+    def _values(self, z, extra=None) -> dict:
+        return {**self.fixed, **self.unpack(z), **(extra or {})}
+
+    def _inside(self, z) -> bool:
+        parts = self.unpack(z)
+        return all(satisfies_bounds(v.attributes, parts[v.name]) for v in self.bounded)
+
+    # ------------------------------------------------------------------ evaluations
+    def value(self, z) -> float:
+        if not self._inside(z):
+            return math.inf
+        self.counts["nfev"] += 1
+        return _finite(self._call("value", z)[0])
+
+    def value_grad(self, z):
+        f, *grads = self._call("grad", z)
+        self.counts["nfev"] += 1
+        self.counts["njev"] += 1
+        return _finite(f), self._flat(grads)
+
+    def value_grad_hess(self, z):
+        f, *rest = self._call("hess", z)
+        k = len(self.free)
+        grads, hess = rest[:k], rest[k:]
+        for key in ("nfev", "njev", "nhev"):
+            self.counts[key] += 1
+        return _finite(f), self._flat(grads), self._hessian(hess)
+
+    def hvp(self, z, v):
+        self.counts["nhev"] += 1
+        directions = {d: part for d, part in zip(_directions(self.names), self.unpack(v).values())}
+        return self._flat(self._call("hvp", z, directions))
+
+    def block_structure(self) -> tuple[int, Expr] | None:
+        return _program(self.task.expr, self.names, "hess")[1]
+
+    # ------------------------------------------------------------------ helpers
+    def _call(self, kind: str, z, extra=None):
+        program, _, invariants = _program(self.task.expr, self.names, kind)
+        try:
+            hoisted = {name: self._invariant(e, z) for name, e in invariants.items()}
+            return program(self._values(z, {**hoisted, **(extra or {})}))
+        except ShapeError as exc:
+            raise SolverError(f"{exc}; for large variables use method='newton-cg' or 'lbfgs', "
+                              f"which never build the Hessian") from None
+
+    def _invariant(self, expr: Expr, z):
+        """The value of a hoisted subexpression, computed once per fixed data."""
+        if expr not in self._invariants:
+            self._invariants[expr] = _compiled(expr)(self._values(z))
+        return self._invariants[expr]
+
+    def _flat(self, parts):
+        flat = [p.reshape(-1) for p in parts]
+        return flat[0] if len(flat) == 1 else self.xp.concatenate(flat)
+
+    def _hessian(self, parts):
+        blocks = _program(self.task.expr, self.names, "hess")[1]
+        if blocks is not None:
+            axis, _ = blocks
+            v = self.free[0]
+            rest = v.size // v.shape[axis]
+            moved = self.xp.moveaxis(parts[0].reshape(v.shape + (rest,)), axis, 0)
+            return Blocks(moved.reshape(v.shape[axis], rest, rest), axis, v.shape)
+        H = self.xp.empty((self.n, self.n))
+        pairs = _pairs(len(self.free))
+        for (i, j), part in zip(pairs, parts):
+            a, b, c, d = self.offsets[i], self.offsets[i + 1], self.offsets[j], self.offsets[j + 1]
+            H[a:b, c:d] = part.reshape(b - a, d - c)
+            if i != j:
+                H[c:d, a:b] = H[a:b, c:d].T
+        return H
+
+
+def _finite(value) -> float:
+    f = float(value)
+    return f if math.isfinite(f) else math.inf
+
+
+def _offsets(sizes: list[int]) -> list[int]:
+    offsets = [0]
+    for size in sizes:
+        offsets.append(offsets[-1] + size)
+    return offsets
+
+
+def _pairs(k: int) -> list[tuple[int, int]]:
+    return [(i, j) for i in range(k) for j in range(i, k)]
+
+
+def _directions(names: tuple[str, ...]) -> list[str]:
+    """Names of the direction variables of a Hessian-vector product, clear of `names`."""
+    out = []
+    for name in names:
+        d = f"{name}_dir"
+        while d in names or d in out:
+            d += "_"
+        out.append(d)
+    return out
+
+
+@lru_cache(maxsize=64)
+def _program(expr: Expr, names: tuple[str, ...], kind: str):
+    """(compiled function, block structure or None, hoisted invariants by name) for one
+    kind of evaluation; the invariants are computed once (`hoist`) and passed back in."""
+    exprs, blocks = _outputs(expr, names, kind)
+    exprs, invariants = hoist(exprs, names + tuple(_directions(names)))
+    return tc.compile(exprs), blocks, invariants
+
+
+@lru_cache(maxsize=256)
+def _compiled(expr: Expr):
+    return tc.compile(expr)
+
+
+def _outputs(expr: Expr, names: tuple[str, ...], kind: str):
+    if kind == "value":
+        return [expr], None
+    grads = [tc.derivative(expr, n) for n in names]
+    if kind == "grad":
+        return [expr, *grads], None
+    if kind == "hvp":
+        dirs = _directions(names)
+        return [dag.add_all([tc.pushforward(g, n, d) for n, d in zip(names, dirs)]) for g in grads], None
+    if len(names) == 1:
+        H = tc.derivative(grads[0], names[0])
+        blocks = block_form(H, grads[0].order)
+        return ([expr, grads[0], blocks[1]], blocks) if blocks else ([expr, grads[0], H], None)
+    return [expr, *grads, *(tc.derivative(grads[i], names[j]) for i, j in _pairs(len(names)))], None
