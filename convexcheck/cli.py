@@ -1,7 +1,9 @@
-"""The `convexcheck` command: `convexcheck analyze FILE` prints the verdicts of a problem file.
+"""The `convexcheck` command: `convexcheck analyze FILE` prints the verdicts of a problem
+file; `convexcheck solve FILE --data DATA.npz` solves it (`solvers.cli`).
 
-Exit status: 0 the analysis ran (whatever the verdict); 2 bad input (the message names the
-line and column; no traceback); 130 interrupted.
+Exit status of analyze: 0 the analysis ran (whatever the verdict); 2 bad input (the
+message names the line and column; no traceback); 130 interrupted. Solve: 0 converged,
+1 stopped without converging, 2 bad input, 130 interrupted.
 """
 from __future__ import annotations
 
@@ -40,6 +42,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--dim", type=_dim, action="append", default=[], metavar="NAME=LENGTH",
                      help="length of a named dimension for sampling (repeatable; default 4)")
     run.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    from solvers.cli import add_parser   # the application layer: solvers build on convexcheck
+    add_parser(sub)
     return parser
 
 
@@ -53,8 +57,15 @@ def _analyze(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run(args: argparse.Namespace) -> int:
+    if args.command == "solve":
+        from solvers.cli import run
+        return run(args)
+    return _analyze(args)
+
+
 def main(argv: list[str] | None = None) -> int:
-    return guarded("convexcheck", _analyze, _parser().parse_args(argv))
+    return guarded("convexcheck", _run, _parser().parse_args(argv))
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,0 +1,141 @@
+"""`convexcheck solve FILE --data DATA.npz`: verdict, iterations, solution file.
+
+Exit status: 0 converged; 1 stopped without converging (iteration limit, failed line
+search); 2 bad input (the message names the file, array or option); 130 interrupted.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import tempfile
+import zipfile
+
+import numpy as np
+
+from convexcheck import load_problem
+
+from .alternate import alternate
+from .api import METHODS, minimize
+from .data import SolverError
+from .device import DEVICES
+
+EPILOG = ("exit status: 0 converged, 1 stopped without converging, 2 bad input. "
+          "example: convexcheck solve examples/logistic_regression.tc --data data.npz --out w.npz")
+
+
+def add_parser(sub) -> None:
+    """Register `solve` on the subcommands of the convexcheck parser."""
+    run = sub.add_parser("solve", help="solve a problem file with data from an .npz file",
+                         description="Check convexity, then minimise (or maximise) the objective "
+                                     "over the variables not given in the data.", epilog=EPILOG)
+    run.add_argument("file", metavar="FILE", help="the problem file (.tc)")
+    run.add_argument("--data", metavar="DATA.npz", help="parameter arrays by name (np.savez); a "
+                     "variable given here is held fixed")
+    run.add_argument("--x0", metavar="X0.npz", help="starting point by variable name (default zeros, "
+                     "moved inside declared bounds)")
+    run.add_argument("--method", choices=list(METHODS), default="newton", help="default newton")
+    run.add_argument("--blocks", metavar="U,V", help="block-coordinate Newton over these variable "
+                     "blocks in turn (comma-separated; use + to group, e.g. U+W,V)")
+    run.add_argument("--device", choices=DEVICES, default="cpu", help="default cpu")
+    run.add_argument("--gtol", type=float, default=1e-8, help="stop when max|g| <= GTOL (default 1e-8)")
+    run.add_argument("--tol", type=float, default=1e-12,
+                     help="and the Newton decrement lambda^2/2 <= TOL (default 1e-12)")
+    run.add_argument("--max-iter", type=int, default=None, help="iteration (or sweep) limit")
+    run.add_argument("--out", metavar="SOLUTION.npz", help="write the solution arrays here")
+    run.add_argument("--json", action="store_true", help="print the result as JSON")
+    run.add_argument("--no-check", action="store_true", help="skip the convexity check")
+
+
+def run(args: argparse.Namespace) -> int:
+    problem = load_problem(args.file)
+    data = load_npz(args.data, "--data") if args.data else {}
+    x0 = load_npz(args.x0, "--x0") if args.x0 else None
+    if args.out:
+        _check_writable(args.out)
+    result = _solve(args, problem, data, x0)
+    if args.out:
+        save_npz(args.out, result.x)
+    print(json.dumps(_to_json(result, args.out), indent=2) if args.json else _summary(result, args.out))
+    return 0 if result.success else 1
+
+
+def _solve(args, problem, data, x0):
+    verbose = not args.json
+    if verbose:
+        print(f"solving {args.file} with {'block Newton' if args.blocks else args.method} on {args.device}")
+    if args.blocks:
+        blocks = [b.split("+") for b in args.blocks.split(",") if b]
+        sweeps = 100 if args.max_iter is None else args.max_iter
+        return alternate(problem, blocks, x0=x0, data=data, sweeps=sweeps, tol=args.tol, gtol=args.gtol,
+                         device=args.device, verbose=verbose, check=not args.no_check)
+    return minimize(problem, x0=x0, method=args.method, device=args.device, tol=args.tol,
+                    max_iter=args.max_iter, verbose=verbose, data=data, gtol=args.gtol,
+                    check=not args.no_check)
+
+
+def load_npz(path: str, flag: str) -> dict[str, np.ndarray]:
+    """Arrays of an .npz file (never unpickling objects); errors name the flag and file."""
+    try:
+        archive = np.load(path, allow_pickle=False)
+        if not hasattr(archive, "files"):
+            raise SolverError(f"{flag} {path}: a single array, not an .npz archive; save with "
+                              f"np.savez(file, name=array, ...)")
+        with archive:
+            return {name: archive[name] for name in archive.files}
+    except FileNotFoundError:
+        raise SolverError(f"{flag} {path}: no such file") from None
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        raise SolverError(f"{flag} {path}: not a readable .npz archive of numeric arrays ({exc})") from None
+
+
+def _check_writable(path: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        raise SolverError(f"--out {path}: cannot write to the folder {folder}")
+
+
+def save_npz(path: str, arrays: dict) -> None:
+    """Write atomically: a temporary file in the same folder, renamed over `path` once
+    complete, so an interrupted write never leaves a truncated solution behind."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(suffix=".npz", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            np.savez(handle, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def _summary(result, out: str | None) -> str:
+    lines = [f"convexity: {_convexity(result.convexity)}"]
+    if result.warning:
+        lines.append(f"warning: {result.warning}")
+    lines += [f"status {result.status}: {result.message}",
+              f"objective: {result.fun:.15g}   iterations: {result.nit}   time: {result.time_s:.3f} s"]
+    for name, value in result.x.items():
+        lines.append(f"{name}: shape {value.shape}, first entries {np.round(value.ravel()[:5], 6).tolist()}")
+    if out:
+        lines.append(f"solution written to {out}")
+    return "\n".join(lines)
+
+
+def _convexity(verdict) -> str:
+    if isinstance(verdict, dict):
+        return ", ".join(f"in {b}: {v}" for b, v in verdict.items())
+    return verdict
+
+
+def _to_json(result, out: str | None) -> dict:
+    def num(x):
+        return float(x) if math.isfinite(x) else None
+    return {"status": int(result.status), "success": bool(result.success), "message": result.message,
+            "fun": num(result.fun), "nit": int(result.nit), "convexity": result.convexity,
+            "warning": result.warning, "method": result.method, "device": result.device,
+            "time_s": result.time_s, "out": out,
+            "x": {n: v.tolist() for n, v in result.x.items()} if sum(v.size for v in result.x.values()) <= 1000 else None,
+            "max_abs_jac": {n: float(np.abs(v).max()) if v.size else 0.0 for n, v in result.jac.items()},
+            "history": [it.to_dict() for it in result.history]}
