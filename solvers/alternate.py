@@ -77,10 +77,13 @@ def _sweeps(objs, blocks, state, sweeps: int, opts: Options, verbose: bool):
     clock, history = Clock(), []
     if verbose:
         print(HEADER)
+    kept = None
     for _ in range(sweeps):
         done = True
-        for obj, block in zip(objs, blocks):
-            status, it = _step(obj, state, opts, clock, len(history))
+        for b, (obj, block) in enumerate(zip(objs, blocks)):
+            probe = _Probe(obj, objs[(b + 1) % len(objs)], state) if len(objs) > 1 else obj
+            status, it = _step(probe, state, opts, clock, len(history), kept)
+            kept = probe.kept if isinstance(probe, _Probe) and _first_accepted(it) else None
             it.block = ",".join(block)
             history.append(it)
             close(it, clock, opts)
@@ -92,20 +95,51 @@ def _sweeps(objs, blocks, state, sweeps: int, opts: Options, verbose: bool):
     return 1, history
 
 
-def _step(obj: Objective, state: dict, opts: Options, clock: Clock, k: int):
-    """One Newton step on the block of `obj` from `state`; state and the other blocks'
-    fixed arrays are updated. Returns (0 converged block | 2 failed search | None, record)."""
-    for name in obj.fixed:
-        if name in state:
-            obj.set_fixed(name, state[name])
-    z = obj.pack({n: state[n] for n in obj.names})
+def _step(obj, state: dict, opts: Options, clock: Clock, k: int, kept=None):
+    """One Newton step on the block of `obj` from `state` (which it updates); `kept` is
+    this block's evaluation at `state` when the previous block's search already made it.
+    Returns (0 converged block | 2 failed search | None, record)."""
+    z = _sync(obj, state)
     with clock("eval"):
-        f, g, H = obj.value_grad_hess(z)
+        f, g, H = kept if kept is not None else obj.value_grad_hess(z)
     it = Iteration(k, opts.sign * f, float(obj.xp.max(obj.xp.abs(g))))
     status, d = iterate(obj, Newton(opts.gtol, opts.tol), z, f, g, H, it, opts, clock, -1)
     if status is None:
         state.update(obj.unpack(z + it.step * d))
     return status, it
+
+
+def _sync(obj, state: dict):
+    """Bring the block's fixed arrays up to `state`; the block's own variables packed."""
+    for name in obj.fixed:
+        if name in state:
+            obj.set_fixed(name, state[name])
+    return obj.pack({n: state[n] for n in obj.names})
+
+
+class _Probe:
+    """The block's objective for the line search, except that the first trial point is
+    evaluated by the next block's full evaluation (f, g, H there), kept for the next step
+    when the first trial is accepted: the value at the new point is computed once, not
+    twice. Values agree: both objectives are the same function of the whole state."""
+
+    def __init__(self, obj: Objective, nxt: Objective, state: dict):
+        self.obj, self.nxt, self.state, self.kept = obj, nxt, state, None
+        self._first = True
+
+    def __getattr__(self, name):
+        return getattr(self.obj, name)
+
+    def value(self, z) -> float:
+        first, self._first = self._first, False
+        if not first or not self.obj._inside(z):
+            return self.obj.value(z)
+        self.kept = self.nxt.value_grad_hess(_sync(self.nxt, {**self.state, **self.obj.unpack(z)}))
+        return self.kept[0]
+
+
+def _first_accepted(it: Iteration) -> bool:
+    return len(it.trials) == 1 and it.step == it.trials[0][0] and not it.fallbacks
 
 
 def _warning(convexity: dict) -> str | None:
