@@ -2,12 +2,15 @@
 Numerical Optimization, 2nd ed., Algorithm 3.3), for a dense Hessian or for the blocks of
 a block-diagonal one, on NumPy or CuPy.
 
-NumPy's Cholesky raises on a matrix that is not positive definite; CuPy's may instead
-return a factor full of nan without a word, so every factor is also checked for finite
-entries (one scalar back to the host) before it is trusted.
+NumPy's Cholesky raises on a matrix that is not positive definite; CuPy's, by default,
+returns whatever cuSOLVER left behind (nan, or a partial factor) without a word. So on
+CuPy the factorisation runs under `cupyx.errstate(linalg="raise")`, which checks
+cuSOLVER's status, and every factor, on any device, must also have a finite, positive
+diagonal (one scalar back to the host) before it is trusted.
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -80,14 +83,24 @@ def cholesky(xp, A):
     """The lower Cholesky factor(s) of A (batched over leading axes), or None when A is
     not numerically positive definite."""
     try:
-        factor = xp.linalg.cholesky(A)
+        with _raising(xp):
+            factor = xp.linalg.cholesky(A)
     except np.linalg.LinAlgError:
         return None
     except Exception as exc:  # noqa: BLE001 - CuPy's LinAlgError is its own class
         if type(exc).__name__ != "LinAlgError":
             raise
         return None
-    return factor if bool(xp.isfinite(factor).all()) else None
+    diag = xp.diagonal(factor, axis1=-2, axis2=-1)
+    return factor if bool(xp.all(diag > 0)) and bool(xp.isfinite(factor).all()) else None
+
+
+def _raising(xp):
+    """CuPy checks the factorisation status only when asked to."""
+    if xp is np:
+        return contextlib.nullcontext()
+    import cupyx
+    return cupyx.errstate(linalg="raise")
 
 
 def _solve(xp, L, rhs):
