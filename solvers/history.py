@@ -11,7 +11,8 @@ class Iteration:
     """The iterate k and the step taken from it.
 
     f: objective (of the problem, so maximised values for maximize); gmax: max|g|;
-    decrement: Newton decrement lambda^2/2 = -g.d/2 (nan for first-order methods);
+    decrement: Newton decrement lambda^2/2 = -g.d/2 (nan for first-order methods; at the
+    last iterate of Newton, taken with the previous Hessian, which is not rebuilt there);
     step: the accepted step size (0 at the last iterate); trials: (step, f) of every
     line-search trial, f = inf outside the domain; damping: tau of H + tau I (0: none);
     fallbacks: what was done instead of the plain step, and why; cg: conjugate-gradient
@@ -34,7 +35,16 @@ class Iteration:
     time_s: float = 0.0
 
     def to_dict(self) -> dict:
-        return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in asdict(self).items()}
+        """Plain JSON values: nan and inf (no decrement; a trial outside the domain) are None."""
+        return {k: _plain(v) for k, v in asdict(self).items()}
+
+
+def _plain(v):
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return v
 
 
 HEADER = f"{'iter':>4}  {'f':>22}  {'max|g|':>9}  {'lambda^2/2':>10}  {'step':>8}  {'trials':>6}  {'damping':>8}  note"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from .data import SolverError
 from .history import HEADER, Clock, Iteration, row
 from .linesearch import backtrack
 
@@ -78,12 +79,20 @@ def run(obj, method, z, opts: Options) -> Outcome:
         z = z + s_prev
         close(it, clock, opts)
         if _callback(opts, obj, z, it):
-            return Outcome(z, obj.value(z), g, 3, MESSAGES[3], history)
+            # record the iterate stopped at, so that x, fun, jac and nit all describe it
+            with clock("eval"):
+                f, g = obj.value_grad(z)
+            it = Iteration(k + 1, opts.sign * f, float(xp.max(xp.abs(g))) if obj.n else 0.0)
+            history.append(it)
+            close(it, clock, opts)
+            return Outcome(z, f, g, 3, MESSAGES[3], history)
     raise AssertionError("unreachable: the last iteration returns")
 
 
 def iterate(obj, method, z, f, g, extra, it: Iteration, opts: Options, clock, k: int):
     """(None, direction) when a step was found (its size recorded on `it`), else (status, None)."""
+    if it.k == 0:
+        _check_start(f, it.gmax)
     if it.gmax == 0.0:
         it.decrement = 0.0
         return 0, None
@@ -122,6 +131,16 @@ def _search(obj, z, f, g, dr: Direction, method, opts: Options, it: Iteration):
     return None
 
 
+def _check_start(f: float, gmax: float) -> None:
+    """A start where f or g is inf or nan is bad input, not a failed line search."""
+    if not math.isfinite(f):
+        raise SolverError("the objective is not finite (inf or nan) at the starting point x0: "
+                          "start inside its domain")
+    if not math.isfinite(gmax):
+        raise SolverError("the gradient of the objective is not finite (inf or nan) at the starting "
+                          "point x0: start inside the domain of its derivatives, off the boundary")
+
+
 def close(it: Iteration, clock: Clock, opts: Options) -> None:
     it.eval_s, it.solve_s = clock.take()
     it.time_s = clock.elapsed()
@@ -136,7 +155,9 @@ def _callback(opts: Options, obj, z, it: Iteration) -> bool:
     from .device import to_host
     x = {name: to_host(a) for name, a in obj.unpack(z).items()}
     try:
-        return bool(opts.callback(OptimizeResult(x=x, fun=it.f, nit=it.k + 1, iteration=it)))
+        # fun at x: the accepted (last) trial of the step, not f of the iterate it left
+        fun = opts.sign * it.trials[-1][1]
+        return bool(opts.callback(OptimizeResult(x=x, fun=fun, nit=it.k + 1, iteration=it)))
     except StopIteration:
         return True
 

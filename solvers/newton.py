@@ -40,8 +40,7 @@ class Newton:
 
     def direction(self, obj, z, f, g, H, clock) -> Direction:
         if isinstance(H, float):
-            return Direction(-g, H, fallbacks=["no Hessian built here: decrement from the "
-                                               "previous Hessian"], gradient=True)
+            return Direction(-g, H, gradient=True)       # decrement from the previous Hessian
         with clock("solve"):
             step = newton_step(obj.xp, H, g)
         if step.d is None:

@@ -174,14 +174,18 @@ def _compiled(expr: Expr):
 def _outputs(expr: Expr, names: tuple[str, ...], kind: str):
     if kind == "value":
         return [expr], None
-    grads = [tc.derivative(expr, n) for n in names]
+    # Var nodes, not names: a gradient need not contain every variable (x^2 + y^2, or a
+    # linear term), and differentiating it by a name it lacks raises; by the node it is 0.
+    found = tc.variables(expr)
+    xs = [found[n] for n in names]
+    grads = [tc.derivative(expr, x) for x in xs]
     if kind == "grad":
         return [expr, *grads], None
     if kind == "hvp":
         dirs = _directions(names)
-        return [dag.add_all([tc.pushforward(g, n, d) for n, d in zip(names, dirs)]) for g in grads], None
+        return [dag.add_all([tc.pushforward(g, x, d) for x, d in zip(xs, dirs)]) for g in grads], None
     if len(names) == 1:
-        H = tc.derivative(grads[0], names[0])
+        H = tc.derivative(grads[0], xs[0])
         blocks = block_form(H, grads[0].order)
         return ([expr, grads[0], blocks[1]], blocks) if blocks else ([expr, grads[0], H], None)
-    return [expr, *grads, *(tc.derivative(grads[i], names[j]) for i, j in _pairs(len(names)))], None
+    return [expr, *grads, *(tc.derivative(grads[i], xs[j]) for i, j in _pairs(len(names)))], None
