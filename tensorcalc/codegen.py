@@ -155,39 +155,57 @@ def _embed_step(p: _Planner, node: Product, pairs, rest) -> None:
 
 
 def _product(p: _Planner, node: Product, extra: float = 1.0) -> None:
-    """One contraction; a scalar factor (constants, a folded negation) scales the
-    lowest-order operand, which is cheaper than scaling the result."""
+    """One contraction. Scalar factors (constants, a folded negation, order-0 operands
+    such as a scalar parameter) leave the contraction, so that what remains can be one
+    BLAS call, and scale whichever is cheaper: the result when its order is at most the
+    lowest operand order (X^T diag(d) X scaled as n x n, not as m x n), else that operand."""
     embedding = _embedding(node) if extra == 1.0 else None
     if embedding is not None:
         _embed_step(p, node, *embedding)
         return
-    scale, operands, inputs = extra, [], []
+    scale, operands, inputs, factors = extra, [], [], []
     for arg, s in zip(node.args, node.spec.inputs):
         if isinstance(arg, Const) and arg.order == 0:
             scale *= arg.value
+        elif not s and node.spec.out:
+            factors.append(p.array(arg))
         else:
             operands.append(p.array(arg))
             inputs.append(s)
     if not operands:
-        p.add(node, f"xp.full({p.shape(node)}, {scale!r})")
+        p.add(node, f"xp.full({p.shape(node)}, {scale!r})" if not factors else
+              _scaled(p.shape(node), scale, len(factors)), tuple(factors))
         return
-    if scale != 1.0:
+    codes = ["{}" for _ in factors] + ([repr(scale)] if scale != 1.0 else [])
+    if codes and len(node.spec.out) > min(len(s) for s in inputs):
         smallest = min(range(len(inputs)), key=lambda k: len(inputs[k]))
-        operands = list(operands)
-        operands[smallest] = p.step(f"({scale!r} * {{}})", (operands[smallest],))
+        operands[smallest] = p.step("(" + " * ".join(codes + ["{}"]) + ")", (*factors, operands[smallest]))
+        codes, factors = [], []
     operands, inputs = _absorb_weights(p, operands, inputs, node.spec.out)
-    codes = ["{}"] * len(operands)
-    matmul = _matmul(inputs, node.spec.out)
-    if all(s == node.spec.out for s in inputs):             # element-wise: no einsum needed
-        p.add(node, " * ".join(codes), tuple(operands))
-    elif matmul is not None:                                # BLAS reads transposes in place
-        p.add(node, matmul.format(*codes), tuple(operands))
-    elif len(inputs) == 1 and sorted(inputs[0]) == sorted(node.spec.out) and len(set(inputs[0])) == len(inputs[0]):
-        perm = tuple(inputs[0].index(c) for c in node.spec.out)  # a pure axis permutation
-        p.add(node, f"xp.transpose({codes[0]}, {perm})", tuple(operands))
-    else:
-        p.contractions.append(f"{','.join(inputs)}->{node.spec.out}")
-        p.add(node, f"_c[{len(p.contractions) - 1}](" + ", ".join(codes) + ")", tuple(operands))
+    body = _contraction_code(p, inputs, node.spec.out)
+    code = "(" + " * ".join(codes + [body]) + ")" if codes else body
+    p.add(node, code, (*factors, *operands))
+
+
+def _scaled(shape: str, scale: float, count: int) -> str:
+    """A tensor of the node's shape filled with the product of `count` scalars and `scale`."""
+    return f"xp.full({shape}, " + " * ".join(["{}"] * count + [repr(scale)]) + ")"
+
+
+def _contraction_code(p: _Planner, inputs: list[str], out: str) -> str:
+    """Code with one {} per operand: an element-wise multiply, a matmul, a transpose, or
+    a cached opt_einsum contraction."""
+    codes = ["{}"] * len(inputs)
+    matmul = _matmul(inputs, out)
+    if all(s == out for s in inputs):                       # element-wise: no einsum needed
+        return " * ".join(codes)
+    if matmul is not None:                                  # BLAS reads transposes in place
+        return matmul.format(*codes)
+    if len(inputs) == 1 and sorted(inputs[0]) == sorted(out) and len(set(inputs[0])) == len(inputs[0]):
+        perm = tuple(inputs[0].index(c) for c in out)       # a pure axis permutation
+        return f"xp.transpose({codes[0]}, {perm})"
+    p.contractions.append(f"{','.join(inputs)}->{out}")
+    return f"_c[{len(p.contractions) - 1}](" + ", ".join(codes) + ")"
 
 
 def _matmul(inputs: list[str], out: str) -> str | None:
