@@ -1,0 +1,162 @@
+"""Declarations: one `variable` or `parameter` statement to a `convexcheck.model.Declaration`.
+
+`declaration(src, st)` reads the text after the keyword (`NAME[DIMS] ATTRIBUTES...`) and
+returns the Declaration: the name, the dimensions (names, or whole numbers from 1 to
+MAX_INT_DIM), and the Attributes, keeping the tightest of repeated bounds. `src` and `st` are
+the problem's source and statement, taken by what they do: `src.fail(message, line, column)`
+raises; `st` has `keyword`, `line`, `body` and `locate(offset)`, the file (line, column) of a
+character of `body`. Every rejection goes through `src.fail`, so it is a ProblemError that
+names the line and column, what is wrong and the fix. `check_name` is the one rule for what
+a declared name may be; the thesis form uses it too.
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import NamedTuple
+
+import tensorcalc as tc
+from tensorcalc.infer import RESERVED as _TC_RESERVED
+
+from .model import DEFINITE, Attributes, Declaration
+
+MAX_INT_DIM = 1_000_000    # largest integer dimension
+KEYWORDS = ("variable", "parameter", "declare", "minimize", "maximize", "expression",
+            "subject", "derivative")
+RESERVED = _TC_RESERVED + KEYWORDS     # no name may be a function or a statement keyword
+SIGNS = {"nonneg": (">=", 0.0), "pos": (">", 0.0), "nonpos": ("<=", 0.0), "neg": ("<", 0.0)}
+CONES = ("symmetric",) + DEFINITE
+
+
+def check_name(src, name: str, where: tuple[int, int]) -> None:
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name, re.ASCII):
+        why = "names starting with '_' are reserved" if name.startswith("_") else "not a valid name"
+        src.fail(f"{name!r}: {why}; use ASCII letters, digits and _, starting with a letter", *where)
+    if name in RESERVED or name.lower() in KEYWORDS:
+        src.fail(f"{name!r} is reserved (a function or keyword); choose another name", *where)
+
+
+_TOKEN = re.compile(r"(?P<num>[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+                    r"|(?P<op>>=|<=|[<>\[\],])|(?P<bad>\S)", re.ASCII)
+
+
+class _Tok(NamedTuple):
+    kind: str    # num, name, op or bad
+    text: str
+    at: int      # offset in the statement's body
+
+
+class _Tokens:
+    """The tokens of one declaration, read left to right; `fail` points at one."""
+
+    def __init__(self, src, st):
+        self.src, self.st, self.pos = src, st, 0
+        self.toks = [_Tok(m.lastgroup, m.group(), m.start()) for m in _TOKEN.finditer(st.body)]
+
+    def peek(self, text: str | None = None):
+        tok = self.toks[self.pos] if self.pos < len(self.toks) else None
+        return tok if text is None else tok is not None and tok.text == text
+
+    def take(self, what: str, kind: str | None = None) -> _Tok:
+        tok = self.peek()
+        if tok is None or (kind and tok.kind != kind) or tok.kind == "bad":
+            found = "the end of the statement" if tok is None else repr(tok.text)
+            hint = " (names use ASCII letters, digits and _)" if tok and not tok.text.isascii() else ""
+            self.fail(tok, f"expected {what}, found {found}{hint}")
+        self.pos += 1
+        return tok
+
+    def fail(self, tok: _Tok | None, message: str):
+        self.src.fail(message, *self.st.locate(tok.at if tok else len(self.st.body.rstrip())))
+
+
+def declaration(src, st) -> Declaration:
+    toks = _Tokens(src, st)
+    tok = toks.take(f"a name after {st.keyword!r}", "name")
+    check_name(src, tok.text, st.locate(tok.at))
+    dims = _dims(toks, tok.text) if toks.peek("[") else ()
+    return Declaration(tok.text, st.keyword, dims, _attributes(toks, tok.text, dims), st.line)
+
+
+def _dims(toks: _Tokens, name: str) -> tuple[str | int, ...]:
+    toks.take("'['")
+    if toks.peek("]"):
+        toks.fail(toks.peek(), f"empty brackets after {name!r}: leave them out for a scalar")
+    dims = [_dim(toks, toks.take(f"a dimension of {name!r} (a name or a positive whole number)"), name)]
+    while toks.take(f"',' or ']' in the dimensions of {name!r}").text == ",":
+        dims.append(_dim(toks, toks.take(f"a dimension of {name!r} after ','"), name))
+        if len(dims) > tc.dag.MAX_ORDER:
+            toks.fail(toks.peek(), f"{name!r} has over {tc.dag.MAX_ORDER} dimensions, the most supported")
+    return tuple(dims)
+
+
+def _dim(toks: _Tokens, tok: _Tok, name: str) -> str | int:
+    if tok.kind == "name" and not tok.text.startswith("_"):
+        return tok.text
+    if not (tok.text.isdigit() and len(tok.text) <= 7 and 0 < int(tok.text) <= MAX_INT_DIM):
+        toks.fail(tok, f"a dimension of {name!r} is a name (a letter first) or a whole number from 1 "
+                       f"to {MAX_INT_DIM:,}, found {tok.text[:40]!r}")
+    return int(tok.text)
+
+
+class _Bound(NamedTuple):
+    value: float
+    strict: bool
+    word: str    # as written: 'pos' or '>= 2'
+    tok: _Tok
+
+
+def _attributes(toks: _Tokens, name: str, dims: tuple) -> Attributes:
+    """The attributes after the dimensions; the tightest of repeated bounds is kept."""
+    lower, upper, cones = [], [], []
+    while (tok := toks.peek()) is not None:
+        toks.pos += 1
+        if tok.text in CONES:
+            cones.append(tok)
+            continue
+        if tok.text in SIGNS:
+            op, value = SIGNS[tok.text]
+        elif tok.text in ("<", "<=", ">", ">="):
+            op, value = tok.text, _bound_value(toks, tok, name)
+        else:
+            toks.fail(tok, f"unknown attribute {tok.text[:40]!r} for {name!r}; expected "
+                           f"{', '.join((*SIGNS, *CONES))} or a bound such as '>= 0'")
+        word = tok.text if tok.text in SIGNS else f"{op} {value:g}"
+        (lower if op[0] == ">" else upper).append(_Bound(value, len(op) == 1, word, tok))
+    lo = max(lower, key=lambda b: (b.value, b.strict), default=None)
+    up = min(upper, key=lambda b: (b.value, not b.strict), default=None)
+    if lo and up and (lo.value > up.value or (lo.value == up.value and (lo.strict or up.strict))):
+        toks.fail(max(lo.tok, up.tok, key=lambda t: t.at),
+                  f"contradictory bounds on {name!r}: {lo.word!r} and {up.word!r} leave no value; drop one")
+    return Attributes(lower=lo.value if lo else None, lower_strict=bool(lo and lo.strict),
+                      upper=up.value if up else None, upper_strict=bool(up and up.strict),
+                      symmetric=any(t.text == "symmetric" for t in cones),
+                      definite=_definite(toks, name, dims, cones, lo, up))
+
+
+def _bound_value(toks: _Tokens, op: _Tok, name: str) -> float:
+    tok = toks.take(f"a number after {op.text!r} in the bounds of {name!r}", "num")
+    if not math.isfinite(float(tok.text)):
+        toks.fail(tok, f"the bound {tok.text[:40]} of {name!r} is not a finite float64 number")
+    return float(tok.text)
+
+
+def _definite(toks: _Tokens, name: str, dims: tuple, cones: list[_Tok], lo, up) -> str | None:
+    """The strictest definiteness word, after checking it fits the shape and the bounds."""
+    if not cones:
+        return None
+    if len(dims) != 2 or dims[0] != dims[1]:
+        shape = f"dimensions [{', '.join(map(str, dims))}]" if dims else "no dimensions (a scalar)"
+        toks.fail(cones[0], f"{cones[0].text!r} needs a square matrix (two equal dimensions, such "
+                            f"as [n, n]); {name!r} has {shape}")
+    words = {t.text for t in cones} - {"symmetric"}
+    if words & {"psd", "pd"} and words & {"nsd", "nd"}:
+        toks.fail(cones[-1], f"contradictory attributes on {name!r}: {' and '.join(sorted(words))}; keep one")
+    definite = next((w for w in ("pd", "nd", "psd", "nsd") if w in words), None)
+    # the diagonal of a psd (nsd) matrix is >= 0 (<= 0), of a pd (nd) one > 0 (< 0)
+    bound, sign = (up, 1) if definite in ("psd", "pd") else (lo, -1)
+    if definite and bound and (sign * bound.value < 0
+                               or (bound.value == 0 and (bound.strict or definite in ("pd", "nd")))):
+        toks.fail(bound.tok, f"contradictory attributes on {name!r}: a {definite} matrix has a "
+                             f"diagonal that {bound.word!r} excludes; drop one")
+    return definite
