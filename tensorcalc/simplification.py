@@ -102,9 +102,11 @@ def _leaves(total: Sum) -> list[Expr]:
 
 def _key(term: Term, skip: int | None) -> tuple:
     """Term structure with output letters by position and summed letters renamed in a
-    canonical order; factor `skip` replaced by a placeholder with its index pattern."""
+    canonical order; factor `skip` replaced by a placeholder with its index pattern and
+    its axes (factors over different axes, u.u and v.v, cannot be added)."""
     outpos = {c: ("o", k) for k, c in enumerate(term.out)}
-    items = [(b"*" if k == skip else digest(f), tuple(outpos.get(c, ("s",)) for c in s), s)
+    items = [(b"*" + repr(f.axes).encode() if k == skip else digest(f),
+              tuple(outpos.get(c, ("s",)) for c in s), s)
              for k, (f, s) in enumerate(term.factors)]
     items.sort(key=lambda it: (it[0], it[1]))
     rename: dict[int, tuple] = dict(outpos)

@@ -144,3 +144,14 @@ def test_simplify_preserves_values(text):
     with np.errstate(all="ignore"):
         a, b = tc.evaluate(e, values, lengths), tc.evaluate(s, values, lengths)
     np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-9 * max(1.0, np.abs(a).max(initial=0)))
+
+
+def test_like_terms_over_different_axes_are_not_merged():
+    """c (u.u) + c (v.v): the same shape of term, but u and v have their own lengths, so
+    the factors differing between the terms cannot be added (a crash before the fix)."""
+    import tensorcalc as tc
+    e = tc.parse("declare c 0 u 1 v 1 expression c * (u *(i,i->) u) + c * (v *(i,i->) v)").expr
+    values = dict(c=np.array(2.0), u=np.arange(3.0), v=np.arange(5.0))
+    assert tc.evaluate(tc.simplify(e), values) == pytest.approx(2.0 * (5.0 + 30.0))
+    merged = tc.parse("declare c 0 u 1 expression c * (u *(i,i->) u) + c * (u *(i,i->i) u *(i,i->) u)").expr
+    assert tc.evaluate(tc.simplify(merged), values) == pytest.approx(2.0 * (5.0 + 9.0))
