@@ -103,9 +103,10 @@ def _step(obj, state: dict, opts: Options, clock: Clock, k: int, kept=None):
     with clock("eval"):
         f, g, H = kept if kept is not None else obj.value_grad_hess(z)
     it = Iteration(k, opts.sign * f, float(obj.xp.max(obj.xp.abs(g))))
-    status, d = iterate(obj, Newton(opts.gtol, opts.tol), z, f, g, H, it, opts, clock, -1)
+    method = Newton(opts.gtol, opts.tol, prefetch=False)       # the probe keeps evaluations
+    status, _, point = iterate(obj, method, z, f, g, H, it, opts, clock, -1)
     if status is None:
-        state.update(obj.unpack(z + it.step * d))
+        state.update(obj.unpack(point))
     return status, it
 
 

@@ -10,9 +10,10 @@ import math
 from collections import deque
 
 from .loop import Direction
+from .prefetch import GradientMethod
 
 
-class LBFGS:
+class LBFGS(GradientMethod):
     """Limited-memory BFGS with `memory` pairs; a pair with s.y <= 0 is skipped and noted."""
 
     name, newton = "L-BFGS", False
@@ -20,10 +21,6 @@ class LBFGS:
     def __init__(self, memory: int = 10):
         self.pairs = deque(maxlen=memory)
         self.notes: list[str] = []
-
-    def evaluate(self, obj, z, last: bool = False):
-        f, g = obj.value_grad(z)
-        return f, g, None
 
     def update(self, s, y):
         sy = float(s @ y)
@@ -56,7 +53,7 @@ class LBFGS:
         return 1.0 if self.pairs else min(1.0, 1.0 / float(abs(g).max()))
 
 
-class GradientDescent:
+class GradientDescent(GradientMethod):
     """d = -g; the first trial step is the Barzilai-Borwein step s.s / s.y of the last
     accepted pair (1 / max|g| at the start or when s.y <= 0)."""
 
@@ -64,10 +61,6 @@ class GradientDescent:
 
     def __init__(self):
         self.bb = None
-
-    def evaluate(self, obj, z, last: bool = False):
-        f, g = obj.value_grad(z)
-        return f, g, None
 
     def update(self, s, y):
         sy = float(s @ y)

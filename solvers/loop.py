@@ -71,12 +71,11 @@ def run(obj, method, z, opts: Options) -> Outcome:
         gmax = float(xp.max(xp.abs(g))) if obj.n else 0.0
         it = Iteration(k, opts.sign * f, gmax)
         history.append(it)
-        status, d = iterate(obj, method, z, f, g, extra, it, opts, clock, k)
+        status, d, d_point = iterate(obj, method, z, f, g, extra, it, opts, clock, k)
         if status is not None:
             close(it, clock, opts)
             return Outcome(z, f, g, status, _message(status, method), history)
-        s_prev, g_prev = it.step * d, g
-        z = z + s_prev
+        s_prev, g_prev, z = it.step * d, g, d_point
         close(it, clock, opts)
         if _callback(opts, obj, z, it):
             # record the iterate stopped at, so that x, fun, jac and nit all describe it
@@ -90,41 +89,49 @@ def run(obj, method, z, opts: Options) -> Outcome:
 
 
 def iterate(obj, method, z, f, g, extra, it: Iteration, opts: Options, clock, k: int):
-    """(None, direction) when a step was found (its size recorded on `it`), else (status, None)."""
+    """(None, direction, new point) when a step was found (its size recorded on `it`),
+    else (status, None, None)."""
     if it.k == 0:
         _check_start(f, it.gmax)
     if it.gmax == 0.0:
         it.decrement = 0.0
-        return 0, None
+        return 0, None, None
     dr = method.direction(obj, z, f, g, extra, clock)
     it.decrement, it.damping, it.fallbacks, it.cg = dr.decrement, dr.damping, dr.fallbacks, dr.cg
     if it.gmax <= opts.gtol and (math.isnan(dr.decrement) or dr.decrement <= opts.tol):
-        return 0, None
+        return 0, None, None
     if k == opts.max_iter:
-        return 1, None
+        return 1, None, None
     with clock("eval"):
         search = _search(obj, z, f, g, dr, method, opts, it)
     if search is None:
-        return 2, None
+        return 2, None, None
     it.step = search[0]
-    return None, search[1]
+    return None, search[1], search[2]
 
 
 def _search(obj, z, f, g, dr: Direction, method, opts: Options, it: Iteration):
-    """(step, direction) accepted by the Armijo search, trying -g when dr.d fails; None if both fail."""
+    """(step, direction, point) accepted by the Armijo search, trying -g when dr.d fails;
+    None if both fail. The first trial is evaluated by `method.trial` (see `prefetch`)."""
     candidates = [(dr.d, method.first_step(dr.d, g))]
     if not dr.gradient:
         candidates.append((-g, min(1.0, 1.0 / it.gmax)))
+    points: dict[float, object] = {}
+
+    def phi(t: float) -> float:
+        points[t] = z + t * d
+        return method.trial(obj, points[t]) if not it.trials and len(points) == 1 else obj.value(points[t])
+
     for n, (d, first) in enumerate(candidates):
+        points.clear()
         slope = float(g @ d)
-        search = backtrack(lambda t: obj.value(z + t * d), f, slope, first, opts.c1,
-                           max_trials=opts.max_trials)
+        search = backtrack(phi, f, slope, first, opts.c1, max_trials=opts.max_trials)
         it.trials.extend(search.trials)
         outside = sum(1 for _, ft in search.trials if math.isinf(ft))
         if outside:
             it.fallbacks.append(f"{outside} trial point(s) outside the domain (f = inf or nan)")
         if search.step is not None:
-            return search.step, d
+            return search.step, d, points[search.step]
         if n + 1 < len(candidates):
             it.fallbacks.append(f"line search failed along the {method.name} direction after "
                                 f"{len(search.trials)} trials; tried the negative gradient")

@@ -8,6 +8,7 @@ import math
 
 from .linalg import newton_step, solve
 from .loop import Direction
+from .prefetch import GradientMethod, Prefetch
 
 
 class Newton:
@@ -22,17 +23,31 @@ class Newton:
 
     name, newton = "Newton", True
 
-    def __init__(self, gtol: float, tol: float):
+    def __init__(self, gtol: float, tol: float, prefetch: bool = True):
         self.gtol, self.tol = gtol, tol
         self.last = None               # (factor, decrement) of the previous step
+        self.prefetch = Prefetch() if prefetch else None
+
+    def trial(self, obj, z) -> float:
+        """The first trial point, evaluated with its gradient and (unless near the
+        solution, where it may not be needed) its Hessian: see `prefetch`."""
+        if self.prefetch is None:
+            return obj.value(z)
+        return self.prefetch.trial(obj, z, "grad" if self._near() else "full")
 
     def evaluate(self, obj, z, last: bool = False):
-        if last or (self.last is not None and self.last[1] <= math.sqrt(self.tol)):
-            f, g = obj.value_grad(z)
+        kept = self.prefetch.take(z) if self.prefetch else None
+        if last or self._near():
+            f, g = kept[:2] if kept else obj.value_grad(z)
             decrement = self._stale(obj, g)
             if last or (float(abs(g).max()) <= self.gtol and decrement <= self.tol):
                 return f, g, decrement
+        if kept is not None and kept[2] is not None:
+            return kept
         return obj.value_grad_hess(z)
+
+    def _near(self) -> bool:
+        return self.last is not None and self.last[1] <= math.sqrt(self.tol)
 
     def _stale(self, obj, g) -> float:
         """g.H^-1 g / 2 with the previous Hessian (nan when there is none)."""
@@ -59,7 +74,7 @@ class Newton:
         return 1.0
 
 
-class NewtonCG:
+class NewtonCG(GradientMethod):
     """Truncated conjugate gradients on H d = -g with H v compiled from the symbolic
     pushforward of the gradient; stops at relative residual min(0.5, sqrt(|g|)) (Nocedal
     and Wright, Algorithm 7.1) or at the first direction of non-positive curvature."""
@@ -68,10 +83,6 @@ class NewtonCG:
 
     def __init__(self, max_cg: int | None = None):
         self.max_cg = max_cg
-
-    def evaluate(self, obj, z, last: bool = False):
-        f, g = obj.value_grad(z)
-        return f, g, None
 
     def direction(self, obj, z, f, g, extra, clock) -> Direction:
         with clock("solve"):
