@@ -181,10 +181,29 @@ def _product(p: _Planner, node: Product, extra: float = 1.0) -> None:
         smallest = min(range(len(inputs)), key=lambda k: len(inputs[k]))
         operands[smallest] = p.step("(" + " * ".join(codes + ["{}"]) + ")", (*factors, operands[smallest]))
         codes, factors = [], []
-    operands, inputs = _absorb_weights(p, operands, inputs, node.spec.out)
-    body = _contraction_code(p, inputs, node.spec.out)
+    gram = _gram(operands, inputs, node.spec.out)
+    if gram is not None:
+        body, operands = gram
+    else:
+        operands, inputs = _absorb_weights(p, operands, inputs, node.spec.out)
+        body = _contraction_code(p, inputs, node.spec.out)
     code = "(" + " * ".join(codes + [body]) + ")" if codes else body
     p.add(node, code, (*factors, *operands))
+
+
+def _gram(operands: list[str], inputs: list[str], out: str):
+    """(code, operands) for X^T diag(d) X or X diag(d) X^T, the same X twice: one
+    symmetric product (`runtime.gram`), else None."""
+    if len(inputs) != 3:
+        return None
+    for k, s in enumerate(inputs):
+        a, b = (j for j in range(3) if j != k)
+        x, y = inputs[a], inputs[b]
+        if (len(s) == 1 and operands[a] == operands[b] and len(x) == len(y) == 2 and s in x
+                and s in y and x.index(s) == y.index(s) and len(set(x + y)) == 3
+                and sorted(out) == sorted(set(x + y) - set(s))):
+            return f"_gram(xp, {{}}, {{}}, {x.index(s)})", [operands[a], operands[k]]
+    return None
 
 
 def _scaled(shape: str, scale: float, count: int) -> str:
@@ -310,7 +329,7 @@ class Compiled:
         self.plan = plan(self.exprs, nodes)
         self.source = emit(self.plan)
         namespace = {"_delta": runtime.delta, "_special": runtime.special, "_out": runtime.out,
-                     "_embed": runtime.embed, "_weigh": runtime.weigh}
+                     "_embed": runtime.embed, "_weigh": runtime.weigh, "_gram": runtime.gram}
         exec(builtins.compile(self.source, "<tensorcalc.compiled>", "exec"), namespace)  # noqa: S102 - source from the plan only
         self._fn = namespace["compiled"]
         self._contractions = [runtime.Contraction(eq) for eq in self.plan.contractions]

@@ -45,6 +45,20 @@ def weigh(xp, host, weight, host_letters: str, weight_letters: str):
     return host * xp.reshape(aligned, shape)
 
 
+def gram(xp, x, d, axis: int):
+    """x^T diag(d) x (axis 0 summed) or x diag(d) x^T (axis 1). With NumPy and weights of
+    one sign, as the sqrt(d)-scaled Gram matrix b^T b, which BLAS computes as a symmetric
+    rank-k update (syrk) at half the cost of a general product; otherwise as one."""
+    if xp is np:
+        sign = 1.0 if bool((d >= 0).all()) else -1.0 if bool((d <= 0).all()) else 0.0
+        if sign:
+            b = x * np.sqrt(sign * d)[:, None] if axis == 0 else (x * np.sqrt(sign * d)[None, :]).T
+            return b.T @ b if sign > 0 else -(b.T @ b)
+    if axis == 0:
+        return xp.matmul(xp.transpose(x * d[:, None]), x)
+    return xp.matmul(x * d[None, :], xp.transpose(x))
+
+
 def special(fn: str, xp, a):
     """det, inv or adj: NumPy's through `evaluation` (a singular inv is a DomainError, adj
     works for singular matrices); other modules' own linalg."""
