@@ -168,3 +168,24 @@ class _Shape:
 def test_lists_are_accepted():
     fn = tc.compile(tc.parse_expr("x *(i,i->) x", {"x": 1}))
     assert fn(x=[1, 2, 3]) == 14.0
+
+
+@pytest.mark.parametrize("text, reference", [
+    ("X *(ij,i->ij) d *(ij,ik->jk) X", lambda X, d, c: X.T @ np.diag(d) @ X),
+    ("X *(ji,i->ji) e *(ji,ki->jk) X", lambda X, e, c: X @ np.diag(e) @ X.T),
+    ("c *(,ij->ij) (X *(ij,i->ij) d) *(ij,ik->jk) X", lambda X, d, c: c * X.T @ np.diag(d) @ X),
+])
+@pytest.mark.parametrize("sign", [1.0, -1.0, 0.0])
+def test_weighted_gram_products_match_numpy(text, reference, sign):
+    """X^T diag(d) X runs as a symmetric rank-k update when d has one sign (sign 0: mixed
+    signs, the general product); a scalar parameter leaves the contraction."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((7, 4))
+    d = rng.random(7) * sign if sign else rng.standard_normal(7)
+    e = rng.random(4) * sign if sign else rng.standard_normal(4)
+    expr = tc.parse(f"declare X 2 d 1 e 1 c 0 expression {text}").expr
+    f = tc.compile(expr)
+    assert "_gram(" in f.source
+    weights = d if "d" in text else e
+    got = f(X=X, d=d, e=e, c=np.array(-2.5))
+    np.testing.assert_allclose(got, reference(X, weights, -2.5), rtol=1e-12, atol=1e-12)
