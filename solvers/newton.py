@@ -16,16 +16,19 @@ class Newton:
     is positive definite, else grown by Algorithm 3.3 of Nocedal and Wright; blocks of a
     block-diagonal Hessian are solved separately.
 
-    Near the solution (the last decrement below sqrt(tol)) an iterate is first evaluated
-    without its Hessian: if max|g| <= gtol and the decrement g.H^-1 g / 2 taken with the
-    previous Hessian's factor is <= tol, the solve stops without building a Hessian it
-    would not use; otherwise f, g and H come from the one compiled call as usual."""
+    Near the solution (the last decrement below sqrt(tol), or in the quadratic regime: at
+    most a twentieth of the one before) an iterate is first evaluated without its Hessian,
+    and its decrement g.H^-1 g / 2 is taken with the previous Hessian's factor: if max|g|
+    <= gtol and it is <= tol, the solve stops without building a Hessian it would not
+    use; if it fell at least tenfold, the step reuses that factor (a chord step, noted in
+    the history); otherwise f, g and H come from the one compiled call as usual."""
 
     name, newton = "Newton", True
 
     def __init__(self, gtol: float, tol: float, prefetch: bool = True):
         self.gtol, self.tol = gtol, tol
         self.last = None               # (factor, decrement) of the previous step
+        self.before = math.inf         # the decrement of the step before that
         self.prefetch = Prefetch() if prefetch else None
 
     def trial(self, obj, z) -> float:
@@ -42,36 +45,51 @@ class Newton:
             decrement = self._stale(obj, g)
             if last or (float(abs(g).max()) <= self.gtol and decrement <= self.tol):
                 return f, g, decrement
+            if decrement <= 0.1 * self.last[1]:
+                return f, g, _Chord(decrement)
         if kept is not None and kept[2] is not None:
             return kept
         return obj.value_grad_hess(z)
 
     def _near(self) -> bool:
-        return self.last is not None and self.last[1] <= math.sqrt(self.tol)
+        return self.last is not None and (self.last[1] <= math.sqrt(self.tol)
+                                          or self.last[1] <= 0.05 * self.before < math.inf)
+
+    def _remember(self, factor, direction: Direction) -> Direction:
+        self.before = self.last[1] if self.last is not None else math.inf
+        self.last = (factor, direction.decrement) if not direction.gradient else None
+        return direction
 
     def _stale(self, obj, g) -> float:
         """g.H^-1 g / 2 with the previous Hessian (nan when there is none)."""
         return math.nan if self.last is None else float(g @ solve(obj.xp, self.last[0], g)) / 2
 
     def direction(self, obj, z, f, g, H, clock) -> Direction:
+        if isinstance(H, _Chord):
+            with clock("solve"):
+                d = -solve(obj.xp, self.last[0], g)
+            notes = ["chord step: the previous Hessian's factor, reused near the solution"]
+            return self._remember(self.last[0], _checked(g, d, 0.0, notes))
         if isinstance(H, float):
             return Direction(-g, H, gradient=True)       # decrement from the previous Hessian
         with clock("solve"):
             step = newton_step(obj.xp, H, g)
         if step.d is None:
-            self.last = None
+            self.last, self.before = None, math.inf
             return _gradient(g, f"Cholesky failed for every shift up to tau = {step.tau:.3g}")
         notes = [f"Hessian not positive definite: added {step.tau:.3g} I "
                  f"after {step.shifts} failed Cholesky attempt(s)"] if step.tau else []
-        direction = _checked(g, step.d, step.tau, notes)
-        self.last = (step.factor, direction.decrement) if not direction.gradient else None
-        return direction
+        return self._remember(step.factor, _checked(g, step.d, step.tau, notes))
 
     def update(self, s, y):
         pass
 
     def first_step(self, d, g) -> float:
         return 1.0
+
+
+class _Chord(float):
+    """The decrement with the previous factor, marking an iterate that reuses it."""
 
 
 class NewtonCG(GradientMethod):
