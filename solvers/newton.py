@@ -20,7 +20,7 @@ class Newton:
     most a twentieth of the one before) an iterate is first evaluated without its Hessian,
     and its decrement g.H^-1 g / 2 is taken with the previous Hessian's factor: if max|g|
     <= gtol and it is <= tol, the solve stops without building a Hessian it would not
-    use; if it fell at least tenfold, the step reuses that factor (a chord step, noted in
+    use; if it fell at least a hundredfold, the step reuses that factor (a chord step, noted in
     the history); otherwise f, g and H come from the one compiled call as usual."""
 
     name, newton = "Newton", True
@@ -45,7 +45,7 @@ class Newton:
             decrement = self._stale(obj, g)
             if last or (float(abs(g).max()) <= self.gtol and decrement <= self.tol):
                 return f, g, decrement
-            if decrement <= 0.1 * self.last[1]:
+            if decrement <= 0.01 * self.last[1]:
                 return f, g, _Chord(decrement)
         if kept is not None and kept[2] is not None:
             return kept
