@@ -12,7 +12,7 @@ import time
 
 from scipy.optimize import OptimizeResult
 
-from .api import _convexity
+from .api import convexity_of
 from .data import SolverError, prepare
 from .device import array_module, to_host
 from .history import HEADER, Clock, Iteration
@@ -38,7 +38,7 @@ def alternate(problem, blocks, x0=None, data=None, sweeps: int = 100, tol: float
     xp = array_module(device)
     state = dict(joint.x0)
     objs = [_block(problem, data or {}, state, b, xp) for b in blocks]
-    convexity = {",".join(b): (_convexity(o.task)[0] if check else "not checked") for b, o in zip(blocks, objs)}
+    convexity = {",".join(b): (convexity_of(o.task)[0] if check else "not checked") for b, o in zip(blocks, objs)}
     opts = Options(gtol=gtol, tol=tol, c1=c1, max_trials=max_trials, sign=joint.sign, verbose=verbose)
     start = time.perf_counter()
     status, history = _sweeps(objs, blocks, state, sweeps, opts, verbose)

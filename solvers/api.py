@@ -47,7 +47,7 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
     opts = _options(tol, gtol, max_iter if max_iter is not None else MAX_ITER[method], c1,
                     max_trials, verbose, callback)
     task = prepare(problem, data, x0)
-    convexity, warning = _convexity(task) if check else ("not checked", None)
+    convexity, warning = convexity_of(task) if check else ("not checked", None)
     xp = array_module(device)
     obj = Objective(task, xp)
     opts.sign = task.sign
@@ -74,7 +74,7 @@ def _options(tol, gtol, max_iter, c1, max_trials, verbose, callback) -> Options:
                    verbose=verbose, callback=callback)
 
 
-def _convexity(task: Task) -> tuple[str, str | None]:
+def convexity_of(task: Task) -> tuple[str, str | None]:
     """The verdict on the problem with the fixed variables as parameters, and the warning."""
     verdict = _verdict(task.problem.objective.expr, task.problem.sense, tuple(task.problem.declarations.items()))
     if verdict == "convex":

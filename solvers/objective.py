@@ -89,9 +89,6 @@ class Objective:
         directions = {d: part for d, part in zip(_directions(self.names), self.unpack(v).values())}
         return self._flat(self._call("hvp", z, directions))
 
-    def block_structure(self) -> tuple[int, Expr] | None:
-        return _program(self.task.expr, self.names, "hess")[1]
-
     # ------------------------------------------------------------------ helpers
     def _call(self, kind: str, z, extra=None):
         program, _, invariants = _program(self.task.expr, self.names, kind)
