@@ -11,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 import os
 
+import numpy as np
+
 import tensorcalc as tc
 
 from .certificate import Certificate, certify
@@ -18,20 +20,25 @@ from .model import Attributes, Part, Problem
 from .problem import load_problem
 from .report import PartReport, Report, Side
 from .sampling import search
+from .values import satisfies
 
 MAX_ASSUMPTIONS = 8
 
 
 def analyze(problem: Problem | str | os.PathLike, samples: int = 20, seed: int = 0,
-            dims: dict[str, int] | None = None, progress: bool = False) -> Report:
+            dims: dict[str, int] | None = None, progress: bool = False, data=None) -> Report:
     """Analyse a problem (a Problem, a file path, or problem text); see the module docstring.
 
     `samples`: points sampled per part when no proof settles a side; `seed` makes the
-    sampling deterministic; `dims` sets named dimension lengths used for sampling."""
+    sampling deterministic; `dims` sets named dimension lengths used for sampling. `data`
+    gives parameters fixed values (arrays by name; they must satisfy the declared
+    attributes, which is all a proof uses): witnesses are then sought at those values,
+    and named dimensions take the lengths the arrays have."""
     if not isinstance(problem, Problem):
         problem = load_problem(problem)
-    dims = _check_dims(problem, dims or {})
-    run = dict(samples=samples, seed=seed, sizes=dims, progress=progress)
+    fixed = check_data(problem, data or {})
+    dims = _check_dims(problem, {**_data_dims(problem, fixed), **(dims or {})})
+    run = dict(samples=samples, seed=seed, sizes=dims, progress=progress, fixed=fixed)
     parts = [_part(problem, part, _names(problem, part.expr), run) for part in problem.parts]
     variables = {}
     for name in _names(problem, problem.objective.expr):
@@ -52,6 +59,41 @@ def _check_dims(problem: Problem, dims: dict[str, int]) -> dict[str, int]:
     return dict(dims)
 
 
+def check_data(problem: Problem, data) -> dict[str, np.ndarray]:
+    """Parameter values as float arrays, checked: declared parameters, finite numbers, the
+    declared number of axes and integer lengths, and the declared attributes."""
+    fixed = {}
+    for name, value in data.items():
+        decl = problem.declarations.get(name)
+        if decl is None or decl.kind != "parameter":
+            raise tc.TensorCalcError(f"data[{name!r}]: the problem has no parameter {name!r} "
+                                     f"(parameters: {', '.join(problem.parameters) or 'none'})")
+        try:
+            array = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            raise tc.TensorCalcError(f"data[{name!r}] is not an array of numbers") from None
+        if array.ndim != len(decl.dims) or any(isinstance(d, int) and d != n for d, n in zip(decl.dims, array.shape)):
+            raise tc.TensorCalcError(f"data[{name!r}] has shape {array.shape}; {name!r} is declared "
+                                     f"with dimensions [{', '.join(map(str, decl.dims))}]")
+        if not np.isfinite(array).all():
+            raise tc.TensorCalcError(f"data[{name!r}] has NaN or infinite entries")
+        if not satisfies(decl.attributes, array):
+            raise tc.TensorCalcError(f"data[{name!r}] does not satisfy its declared attributes "
+                                     f"({decl.attributes.describe()})")
+        fixed[name] = array
+    return fixed
+
+
+def _data_dims(problem: Problem, fixed: dict[str, np.ndarray]) -> dict[str, int]:
+    dims: dict[str, int] = {}
+    for name, array in fixed.items():
+        for dim, length in zip(problem.declarations[name].dims, array.shape):
+            if isinstance(dim, str) and dims.setdefault(dim, length) != length:
+                raise tc.TensorCalcError(f"data[{name!r}]: dimension {dim!r} has length {length} "
+                                         f"here but {dims[dim]} in another array")
+    return dims
+
+
 def _names(problem: Problem, expr) -> list[str]:
     """The declared variables (not parameters) the expression reads, in declaration order."""
     present = tc.variables(expr)
@@ -69,7 +111,8 @@ def _part(problem: Problem, part: Part, names: list[str], run: dict) -> PartRepo
     conditions = _conditions(problem, part, names, cert) if names else []
     want = tuple(side for side, done in (("convex", cert.convex), ("concave", cert.concave)) if not done)
     evidence = search(part.expr, problem, names, samples=run["samples"], seed=run["seed"],
-                      sizes=run["sizes"], want=want, progress=run["progress"]) if want and names else None
+                      sizes=run["sizes"], want=want, progress=run["progress"],
+                      fixed=run["fixed"]) if want and names else None
     return PartReport(part, names, _side("convex", cert, evidence, conditions),
                       _side("concave", cert, evidence, conditions), cert, evidence)
 

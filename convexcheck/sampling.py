@@ -320,19 +320,21 @@ class _Tally:
 
 
 def search(part_expr, problem: Problem, variables: list[str], *, samples: int = 20, seed: int = 0,
-           sizes: dict[str, int] | None = None, want=KINDS, progress=None) -> Evidence:
+           sizes: dict[str, int] | None = None, want=KINDS, progress=None,
+           fixed: dict[str, np.ndarray] | None = None) -> Evidence:
     """Look for points where the Hessian of `part_expr` over `variables` (jointly; all other
     names are sampled and held fixed) shows curvature disproving the kinds in `want`.
 
     Up to `samples` valid points among at most ATTEMPTS * samples draws, deterministic in
-    `seed`; returns as soon as a verified witness of every wanted kind is found."""
+    `seed`; returns as soon as a verified witness of every wanted kind is found. Parameters
+    in `fixed` are held at those values instead of being sampled."""
     hessian, layout = _plan(part_expr, problem, variables, sizes, want)
     rng, tally = np.random.default_rng(seed), _Tally(set(want))
     with _bar(progress, samples) as bar:
         for k in range(ATTEMPTS * samples):
             if tally.done(samples):
                 break
-            point = sample_point(problem, sizes, rng, k)
+            point = sample_point(problem, sizes, rng, k, fixed)
             if _examine(part_expr, problem, hessian, layout, point, tally):
                 bar.update(1)
     return tally.evidence()

@@ -16,11 +16,14 @@ SCALES = (0.1, 1.0, 10.0)                  # magnitudes cycled through, for free
 
 
 def sample_point(problem: Problem, sizes: dict[str, int] | None, rng: np.random.Generator,
-                 k: int) -> dict[str, np.ndarray]:
+                 k: int, fixed: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Values for every declaration of the k-th draw. Variables' scale cycles through
-    SCALES with k and parameters' with k // len(SCALES), so nine draws see every pair."""
-    point = {}
+    SCALES with k and parameters' with k // len(SCALES), so nine draws see every pair.
+    Parameters given in `fixed` keep those values (the user's data)."""
+    point = dict(fixed or {})
     for name, decl in problem.declarations.items():
+        if name in point:
+            continue
         j = k if decl.kind == "variable" else k // len(SCALES)
         point[name] = sample_value(decl.attributes, decl.shape(sizes), rng, SCALES[j % len(SCALES)])
     return point
