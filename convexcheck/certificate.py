@@ -14,10 +14,11 @@ diag(z) - z z^T / sum z, by Cauchy-Schwarz). A sum of PSD groups is PSD.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, field
 
 from tensorcalc import dag, simplify, to_text
-from tensorcalc.dag import LETTERS, Expr, Var
+from tensorcalc.dag import LETTERS, Const, Expr, Power, Var
 from tensorcalc.forward import pushforward
 
 from .model import Attributes
@@ -64,31 +65,77 @@ def certify(expr: Expr, variables: list[Var], attributes: dict[str, Attributes])
     except (TooLarge, RecursionError) as err:
         cert.failures.append(f"the Hessian expands into too many terms ({err})")
         return cert
+    facts = domain_facts(expr)
     if not monomials:
         cert.convex = cert.concave = True
         cert.rules.append("the Hessian is zero: affine")
+        _check_smooth(expr, facts, variables, attributes, cert)
         return cert
-    facts = domain_facts(expr)
     entries, failed = _entries(monomials, directions, attributes)
     cert.failures += [f"no rule reads the Hessian term {describe(m)}" for m in failed[:3]]
     if failed:
         return cert
     _Decider(entries, Signs(attributes, facts), cert).run()
     if cert.convex or cert.concave:
+        _check_smooth(expr, facts, variables, attributes, cert)
+    if cert.convex or cert.concave:
         _check_domain(expr, facts, variables, attributes, cert)
     return cert
+
+
+KINKED = {"abs": False, "relu": False, "sign": True}   # fn -> must its argument also be nonzero
+
+
+def _check_smooth(expr: Expr, facts, variables: list[Var], attributes, cert: Certificate) -> None:
+    """The Hessian does not see kinks: abs, relu and sign of an argument that reads the
+    variables are certified only where the argument keeps one sign (abs and relu are linear
+    on a closed half-line, sign is constant on an open one). Otherwise the proof is withdrawn."""
+    names = {v.name for v in variables}
+    signs = Signs(attributes, facts)
+    for node in dag.topo(expr):
+        fn = getattr(node, "fn", None)
+        if fn not in KINKED or not names & set(dag.variables(node.args[0])):
+            continue
+        iv = signs.node(node.args[0])
+        if (iv.nonneg or iv.nonpos) and (not KINKED[fn] or _excludes_zero(iv)):
+            continue
+        cert.convex = cert.concave = False
+        cert.failures.append(f"{fn} has a kink where {to_text(node.args[0], limit=60)} = 0, which the "
+                             f"Hessian does not see (the argument is not shown to keep one sign)")
+        return
+
+
+def _excludes_zero(iv: Interval) -> bool:
+    return iv.nonzero or iv.lo > 0 or iv.hi < 0
 
 
 def _check_domain(expr: Expr, facts, variables: list[Var], attributes, cert: Certificate) -> None:
     """A Hessian sign proves curvature only on a convex domain: every argument that log or
     a fractional power requires positive must be concave in the variables (entrywise: its
-    contraction with any nonnegative weights is concave). Otherwise the proof is withdrawn."""
+    contraction with any nonnegative weights is concave). An argument of recip or of a
+    negative power must be nonzero: the declarations must keep it to one sign, and it must
+    be concave where that sign is >= 0 (convex where <= 0). Otherwise the proof is withdrawn."""
     names = {v.name for v in variables}
     declared = Signs(attributes)                   # what the declarations alone imply
-    logs = {n.args[0] for n in dag.topo(expr) if getattr(n, "fn", None) == "log"}
-    for arg in facts:
+    topo = dag.topo(expr)
+    logs = {n.args[0] for n in topo if getattr(n, "fn", None) == "log"}
+    nonzero = {n.args[0] for n in topo if getattr(n, "fn", None) == "recip" or
+               (isinstance(n, Power) and isinstance(n.args[1], Const) and n.args[1].value < 0)}
+    for arg in dict.fromkeys([*facts, *nonzero]):
+        if not names & set(dag.variables(arg)):
+            continue
         known = declared.node(arg)       # a power is defined (and continuous) where arg >= 0
-        if not names & set(dag.variables(arg)) or (known.nonneg and (known.nonzero or arg not in logs)):
+        side = "concave"
+        if arg in nonzero and not facts.get(arg, Interval(-math.inf, math.inf)).nonneg:
+            if (known.nonneg or known.nonpos) and _excludes_zero(known):
+                continue                 # either sign allowed, and the declarations keep one
+            if not (known.nonneg or known.nonpos):
+                cert.convex = cert.concave = False
+                cert.failures.append(f"the domain where {to_text(arg, limit=60)} != 0 is not shown convex "
+                                     f"(the argument is not shown to keep one sign)")
+                return
+            side = "concave" if known.nonneg else "convex"
+        elif known.nonneg and (_excludes_zero(known) or arg not in logs | nonzero):
             continue
         weights = dag.var("__w", arg.axes)
         s = LETTERS[:arg.order]
@@ -96,10 +143,10 @@ def _check_domain(expr: Expr, facts, variables: list[Var], attributes, cert: Cer
         present = dag.variables(g)
         sub = certify(g, [present[n] for n in names if n in present],
                       {**attributes, "__w": Attributes(lower=0.0)})
-        if not sub.concave:
+        if not getattr(sub, side):
             cert.convex = cert.concave = False
-            cert.failures.append(f"the domain where {to_text(arg, limit=60)} > 0 is not shown convex "
-                                 f"(the argument is not shown concave)")
+            cert.failures.append(f"the domain where {to_text(arg, limit=60)} {'>' if side == 'concave' else '<'} 0 "
+                                 f"is not shown convex (the argument is not shown {side})")
             return
     cert.rules.append("the domain (declared bounds and implicit domains) is convex")
 
@@ -204,6 +251,8 @@ class _Decider:
         mapping, rest = phi
         c = [Monomial(-m.coef, m.factors) for m in self.weight(neg_key, neg_key)]
         (w,) = w1
+        if any(x not in mapping for g in w.factors for x in g.letters):
+            return False            # the weight reads letters the map does not carry over
         inv_w = [Factor(g.node, tuple(mapping[x] for x in g.letters), -g.power) for g in w.factors]
         p2 = [Factor(g.node, g.letters, 2 * g.power) for g in rest]
         terms = [Monomial(1.0, ())]

@@ -78,9 +78,11 @@ def scale(c: float, a: Interval) -> Interval:
 
 
 def recip(a: Interval) -> Interval:
-    if a.lo >= 0 and _nz(a):
+    """1/a; an empty a (0 excluded from [0, 0], where attributes contradict a domain) gives
+    the unknown sign."""
+    if a.lo >= 0 and _nz(a) and a.hi > 0:
         return Interval(1.0 / a.hi if a.hi < INF else 0.0, 1.0 / a.lo if a.lo > 0 else INF, True)
-    if a.hi <= 0 and _nz(a):
+    if a.hi <= 0 and _nz(a) and a.lo < 0:
         return Interval(1.0 / a.lo if a.lo > -INF else -INF, 1.0 / a.hi if a.hi < 0 else 0.0, True)
     return Interval(-INF, INF, True)
 
@@ -119,11 +121,17 @@ def from_attributes(attrs: Attributes) -> Interval:
     return Interval(lo, hi, nonzero)
 
 
+def _log(a: Interval) -> Interval:
+    if a.hi <= 0:                   # log is defined nowhere on a (an assumption that empties the domain)
+        return ANY
+    return Interval(math.log(a.lo) if a.lo > 0 else -INF, math.log(a.hi) if a.hi < INF else INF,
+                    a.lo > 1 or a.hi < 1)
+
+
 _ELEMENTWISE = {
-    "exp": lambda a: Interval(math.exp(a.lo) if a.lo > -INF else 0.0,
+    "exp": lambda a: Interval(math.exp(min(a.lo, 700.0)) if a.lo > -INF else 0.0,
                               math.exp(a.hi) if a.hi < 700 else INF, True),
-    "log": lambda a: Interval(math.log(a.lo) if a.lo > 0 else -INF,
-                              math.log(a.hi) if a.hi < INF else INF, a.lo > 1 or a.hi < 1),
+    "log": _log,
     "sin": lambda a: Interval(-1.0, 1.0), "cos": lambda a: Interval(-1.0, 1.0),
     "tanh": lambda a: Interval(-1.0 if a.lo < 0 else 0.0, 1.0 if a.hi > 0 else 0.0, _nz(a)),
     "arctan": lambda a: Interval(-math.pi / 2 if a.lo < 0 else 0.0, math.pi / 2 if a.hi > 0 else 0.0, _nz(a)),

@@ -72,3 +72,57 @@ def test_nonconvex_functions_are_disproved_with_a_verifying_witness(decls, objec
     h = w.step
     second = (f(h) - 2 * f(0) + f(-h)) / h ** 2
     assert second < 0 and np.isclose(second, w.second_difference, rtol=1e-6)
+
+
+WRONG_PROOFS = [  # (declarations, objective, a curvature it does not have): once proven by mistake
+    # the Hessian is blind to kinks: abs, relu, sign were read as affine (zero Hessian)
+    ("variable x", "abs(x)", "concave"),
+    ("variable x", "relu(x)", "concave"),
+    ("variable x", "sign(x)", "convex"),
+    ("variable x", "sign(x)", "concave"),
+    ("variable x nonneg", "sign(x)", "convex"),
+    ("variable x", "exp(-abs(x))", "convex"),
+    # 1/g and g^(-k) need g != 0: the domain {x != 0} is not convex
+    ("variable x", "x^(-2)", "convex"),
+    ("variable x", "1/x^2", "convex"),
+    ("variable x[n]", "sum(x^(-4))", "convex"),
+]
+
+
+@pytest.mark.parametrize("decls, objective, kind", WRONG_PROOFS)
+def test_kinks_and_punctured_domains_are_not_proven(decls, objective, kind):
+    part = _report(decls, objective).objective
+    assert getattr(part, kind).status != "proven", getattr(part, kind).proof
+
+
+@pytest.mark.parametrize("decls, objective, kind", [
+    ("variable x nonneg", "abs(x)", "concave"),          # abs(x) = x there
+    ("variable x pos", "sign(x) + x^2", "convex"),
+    ("variable x nonneg", "1/x", "convex"),              # on its domain x > 0
+    ("variable x nonpos", "-1/x", "convex"),
+])
+def test_one_signed_arguments_are_still_read(decls, objective, kind):
+    part = _report(decls, objective).objective
+    assert getattr(part, kind).status == "proven"
+
+
+def test_an_assumption_that_empties_the_domain_does_not_crash():
+    """Trying 'a nonpos' makes a^T X <= 0 meet log's a^T X > 0: an empty interval, whose
+    reciprocal divided by zero (ZeroDivisionError from analyze)."""
+    report = convexcheck.analyze("variable X[2, 3] pos\nparameter a[2]\n"
+                                 "expression sum(log(a *(i,ij->j) X))", samples=4)
+    assert report.objective.concave.status == "proven"
+
+
+@pytest.mark.parametrize("text, kind, status", [
+    # the variance template read a weight letter (a trace's summed index) it had no image for: KeyError
+    ("parameter p0[2, 3] pos\nparameter p1 pos\nvariable U[2, 3] pos\n"
+     "expression -((p0 *(ij,ij->) U + p1) * log(p0 *(ij,ij->) U + p1))", "convex", "disproved"),
+    # trying 'p0 nonpos' makes log's argument < 0: math.log of a negative bound (ValueError)
+    ("parameter p0[2, 3]\nparameter p1 neg\nvariable U[2, 3] pos\n"
+     "expression log(1 + exp(log(p0 *(ij,ij->) U + p1)))", "concave", "proven"),
+    # a lower bound beyond exp's range: math.exp overflowed (OverflowError)
+    ("variable x >= 1000\nexpression exp(x)", "convex", "proven"),
+])
+def test_analyze_does_not_crash_on_corner_intervals(text, kind, status):
+    assert getattr(convexcheck.analyze(text, samples=4).objective, kind).status == status
