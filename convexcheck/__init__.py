@@ -10,13 +10,15 @@
     ('proven', 'convex')
 
 `load_problem` reads a problem file (docs/problem-format.md); `analyze` returns a `Report`
-whose `to_dict()` is what `convexcheck analyze --json` prints.
+whose `to_dict()` is what `convexcheck analyze --json` prints. `from_cvxpy` and
+`analyze_cvxpy` translate CVXPY expressions and problems (cvxpy is imported only there).
 """
 from .analysis import analyze
+from .bridge import analyze_cvxpy, from_cvxpy
 from .certificate import Certificate, certify
 from .model import Attributes, Declaration, Part, Problem
 from .problem import ProblemError, load_problem
 from .report import Report
 
 __all__ = ["analyze", "load_problem", "certify", "Certificate", "Problem", "Part", "Declaration",
-           "Attributes", "Report", "ProblemError"]
+           "Attributes", "Report", "ProblemError", "from_cvxpy", "analyze_cvxpy"]

@@ -1,0 +1,160 @@
+"""The CVXPY bridge: every translated atom evaluates to CVXPY's value (tensorcalc.evaluate on
+the same variable values and the translation's data as the oracle check), verdicts on
+expressions DCP rejects or accepts, constrained problems, and rejections naming the atom."""
+import numpy as np
+import pytest
+
+import convexcheck
+import tensorcalc as tc
+
+cp = pytest.importorskip("cvxpy")
+
+RNG = np.random.default_rng(7)
+M = RNG.standard_normal((3, 3))
+PSD = M @ M.T + 0.1 * np.eye(3)
+INDEFINITE = np.diag([1.0, -1.0, 2.0])
+
+
+def _variables():
+    return dict(x=cp.Variable(name="x"), y=cp.Variable(name="y", pos=True), v=cp.Variable(3, name="v"),
+                u=cp.Variable(3, name="u", pos=True), X=cp.Variable((3, 3), name="X"),
+                S=cp.Variable((3, 3), name="S", PSD=True))
+
+
+def _values(rng):
+    g = rng.standard_normal((3, 3))
+    return dict(x=rng.standard_normal(), y=rng.uniform(0.5, 2), v=rng.standard_normal(3),
+                u=rng.uniform(0.5, 2, 3), X=rng.standard_normal((3, 3)), S=g @ g.T + np.eye(3))
+
+
+# name -> the expression, built from the variables (a scalar, or summed)
+ATOMS = {
+    "add_neg": lambda d: cp.sum(d["v"] - 2 * d["u"] + 1),
+    "matvec": lambda d: cp.sum(M @ d["v"]),
+    "vecmat": lambda d: cp.sum(d["v"] @ M),
+    "matmat": lambda d: cp.sum(d["X"] @ M),
+    "dot": lambda d: d["v"] @ d["u"],
+    "multiply": lambda d: cp.sum(cp.multiply(d["v"], d["u"])),
+    "multiply_scalar": lambda d: cp.sum(cp.multiply(d["x"], d["v"])),
+    "scalar_times": lambda d: cp.sum(d["y"] * d["v"]) + d["x"] * d["y"],
+    "div_scalar": lambda d: cp.sum(d["v"] / d["y"]) + d["x"] / 3,
+    "div_elementwise": lambda d: cp.sum(d["v"] / d["u"]),
+    "index": lambda d: d["v"][0] + cp.sum(d["v"][1:]) + d["X"][1, 2] + cp.sum(d["X"][:, 0]),
+    "transpose": lambda d: cp.sum(d["X"].T @ np.arange(3.0)),
+    "sum_axis": lambda d: cp.sum(cp.multiply(cp.sum(d["X"], axis=0), np.arange(3.0))) + cp.sum(cp.sum(d["X"], axis=1) @ M),
+    "exp_log": lambda d: cp.sum(cp.exp(d["v"])) + cp.sum(cp.log(d["u"])) + cp.log1p(d["y"]),
+    "entr": lambda d: cp.sum(cp.entr(d["u"])),
+    "power": lambda d: cp.sum(cp.power(d["u"], 2) + cp.power(d["u"], 0.5) + cp.power(d["u"], -1)
+                              + cp.power(d["u"], 3) + cp.power(d["u"], 1.5)),
+    "inv_pos_sqrt_square": lambda d: cp.sum(cp.inv_pos(d["u"]) + cp.sqrt(d["u"]) + cp.square(d["v"])),
+    "log_sum_exp": lambda d: cp.log_sum_exp(d["v"]) + cp.sum(cp.log_sum_exp(d["X"], axis=1)),
+    "logistic": lambda d: cp.sum(cp.logistic(d["v"])),
+    "quad_form": lambda d: cp.quad_form(d["v"], PSD),
+    "quad_over_lin": lambda d: cp.quad_over_lin(d["v"], d["y"]),
+    "sum_squares": lambda d: cp.sum_squares(d["v"]) + cp.sum_squares(d["X"]),
+    "kl_div_rel_entr": lambda d: cp.sum(cp.kl_div(d["u"], 2 * d["u"] + 1) + cp.rel_entr(d["u"], d["y"])),
+    "trace": lambda d: cp.trace(d["X"]) + cp.trace(M @ d["S"]),
+    "matrix_frac": lambda d: cp.matrix_frac(d["v"], d["S"]) + cp.matrix_frac(d["X"], d["S"]),
+    "log_det": lambda d: cp.log_det(d["S"]),
+    "tr_inv": lambda d: cp.tr_inv(d["S"]),
+    "xexp": lambda d: cp.sum(cp.xexp(d["u"])),
+    "stack_reshape": lambda d: cp.sum(cp.hstack([d["v"], d["u"]]) @ np.arange(6.0))
+    + cp.sum(cp.multiply(cp.vstack([d["v"], d["u"]]), M[:2])) + cp.sum(cp.reshape(d["X"], (9,), order="F")[:4])
+    + 2 * cp.sum(cp.cumsum(d["v"])) + cp.diag(d["X"]) @ np.arange(3.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ATOMS))
+def test_translation_evaluates_to_cvxpy_value(name):
+    d = _variables()
+    expr = ATOMS[name](d)
+    problem, data = convexcheck.from_cvxpy(expr)
+    rng = np.random.default_rng(sorted(ATOMS).index(name))
+    for _ in range(3):
+        values = _values(rng)
+        for key, var in d.items():
+            var.value = values[key]
+        ours = tc.evaluate(problem.objective.expr, {**values, **data})
+        assert np.isclose(float(ours), expr.value, rtol=1e-8, atol=1e-8), (name, problem.text)
+
+
+def test_readme_examples_dcp_rejects_convexcheck_proves():
+    x, v = cp.Variable(name="x"), cp.Variable(3, name="v")
+    for expr in (x * x, v.T @ v):
+        assert not expr.is_dcp()
+        report = convexcheck.analyze_cvxpy(expr, samples=3)
+        assert (report.verdict, report.objective.convex.status) == ("convex", "proven")
+        assert report.objective.concave.status == "disproved"
+
+
+@pytest.mark.parametrize("build, convex, concave", [
+    (lambda v, S: cp.quad_form(v, PSD), "proven", "disproved"),
+    (lambda v, S: cp.quad_form(v, INDEFINITE), "disproved", "disproved"),
+    (lambda v, S: cp.log_det(S), "disproved", "proven"),
+    (lambda v, S: cp.sum(cp.entr(v)), "disproved", "proven"),
+    (lambda v, S: cp.sum(cp.logistic(v)), "proven", "disproved"),
+])
+def test_verdicts_on_dcp_atoms(build, convex, concave):
+    v, S = cp.Variable(3, name="v", pos=True), cp.Variable((3, 3), name="S", PSD=True)
+    report = convexcheck.analyze_cvxpy(build(v, S), samples=10)
+    assert (report.objective.convex.status, report.objective.concave.status) == (convex, concave), \
+        report.problem.text
+    if convex == "disproved":
+        assert report.objective.convex.witness is not None
+
+
+def test_constants_become_parameters_with_attributes_and_data():
+    v = cp.Variable(3, name="v")
+    problem, data = convexcheck.from_cvxpy(cp.quad_form(v, PSD) + np.ones(3) @ v - 2 * cp.sum(v))
+    decls = problem.parameters
+    assert decls["c0"].attributes.definite == "pd" and decls["c1"].attributes.lower == 0
+    assert np.allclose(data["c0"], PSD) and np.array_equal(data["c1"], np.ones(3))
+    rank_one = np.outer([1.0, 2.0, 3.0], [1.0, 2.0, 3.0])     # lambda_min about -1e-16: psd, as in CVXPY
+    problem, data = convexcheck.from_cvxpy(cp.quad_form(v, rank_one))
+    assert problem.parameters["c0"].attributes.definite == "psd"
+    assert np.abs(data["c0"] - rank_one).max() < 1e-9
+
+
+def test_problem_with_constraints_and_parameters():
+    x = cp.Variable(3, name="x", nonneg=True)
+    lam = cp.Parameter(name="lambda", nonneg=True, value=0.5)       # 'lambda' is fine here; 'sum' is reserved
+    total = cp.Variable(name="sum")
+    prob = cp.Problem(cp.Minimize(cp.sum_squares(x) + lam * total),
+                      [cp.sum(x) == 1, x <= 1, cp.exp(x[0]) <= total, cp.sum(cp.log(x + 1)) >= 0.1,
+                       cp.constraints.NonNeg(cp.log(x + 2))])
+    problem, data = convexcheck.from_cvxpy(prob)
+    assert "variable sum_  # CVXPY name 'sum'" in problem.text and data["lambda"] == 0.5
+    report = convexcheck.analyze_cvxpy(prob, samples=5)
+    assert report.verdict == "convex", report.to_text()
+    # CVXPY stores a >= b as b <= a; NonNeg(g) is g >= 0; vector sides are weighted: w . (g - h)
+    assert [p.part.need for p in report.constraints] == ["affine", "convex", "convex", "convex", "concave"]
+    assert "parameter w2[3] nonneg" in problem.text and "w2 *(i,i->) (x - 1) <= 0" in problem.text
+    bad = cp.Problem(cp.Maximize(cp.sum(x)), [cp.square(x) >= 1])
+    assert convexcheck.analyze_cvxpy(bad, samples=10).verdict == "nonconvex"
+
+
+def test_names_bounds_and_parameter_values():
+    a, b, c = cp.Variable(name="x"), cp.Variable(name="x"), cp.Variable(2, bounds=[0, 5])
+    rank_one = cp.Parameter((2, 2), PSD=True, name="2P", value=np.outer([1.0, 3.0], [1.0, 3.0]))
+    problem, data = convexcheck.from_cvxpy(a * b + cp.sum(c) + cp.exp(a) + cp.quad_form(c, rank_one))
+    names = list(problem.variables)
+    assert names[:2] == ["x", "x_1"] and names[2].startswith("var")
+    assert problem.variables[names[2]].attributes.describe() == ">= 0 <= 5"
+    assert problem.parameters["v2P"].attributes.definite == "psd" and "v2P" in data
+    assert convexcheck.analyze(problem, samples=3, data=data).variables[names[2]].convex.status == "proven"
+
+
+@pytest.mark.parametrize("build, match", [
+    (lambda v: cp.sum(cp.abs(v)), "twice-differentiable functions; abs is not"),
+    (lambda v: cp.norm1(v), "twice-differentiable functions; norm1 is not"),
+    (lambda v: cp.norm(v, 2), "twice-differentiable functions; PnormApprox is not"),
+    (lambda v: cp.sum(cp.pos(v)), "twice-differentiable functions; maximum is not"),
+    (lambda v: cp.geo_mean(v), "CVXPY atom GeoMeanApprox has no convexcheck translation"),
+    (lambda v: cp.Problem(cp.Minimize(cp.sum(v)), [cp.Variable((2, 2), symmetric=True) >> 0]),
+     "constraint 1: CVXPY PSD constraints are not supported"),
+    (lambda v: v, r"the expression has shape \(3,\); give a scalar"),
+    (lambda v: cp.sum(cp.Variable(3, integer=True)), "attribute 'integer' has no counterpart"),
+])
+def test_rejections_name_the_atom(build, match):
+    with pytest.raises(convexcheck.ProblemError, match=match):
+        convexcheck.from_cvxpy(build(cp.Variable(3, name="v", pos=True)))
