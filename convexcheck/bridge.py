@@ -6,7 +6,7 @@ and writes problem text for `load_problem`, so `problem.text` shows the translat
 name written is a checked identifier; nothing the user wrote is evaluated.
 
 - Variables and parameters keep their names (sanitised, deduplicated: `x`, `x_1`),
-  integer shapes and attributes (ATTRIBUTES, and CVXPY `bounds` of one number each);
+  integer shapes and attributes (bridge_data.ATTRIBUTES, and CVXPY `bounds` of one number each);
   parameter values go into `data`. Numeric data becomes a fresh parameter (`c0`, ...)
   with attributes read from its entries (`constant_attributes`) and its value in `data`,
   so `analyze(problem, data=data)` speaks about the actual constants; numbers are inline.
@@ -33,16 +33,13 @@ import numpy as np
 
 from .analysis import analyze
 from .declarations import KEYWORDS, RESERVED
-from .model import Attributes, Problem
+from .model import Problem
 from .problem import ProblemError, load_problem
 from .report import Report
-from .values import satisfies
+from .bridge_data import as_array, constant_attributes, leaf_attributes, number, onto_cones
 
-TOL = 1e-10                # CVXPY's EIGVAL_TOL: psd means lambda_min >= -TOL (absolute), pd > TOL
 MAX_LINEAR = 1_000_000     # entries of the constant tensor that stands for a linear atom
 LETTERS = "ijklmnopqrstuvwxyz"
-ATTRIBUTES = {"nonneg": "nonneg", "pos": "pos", "nonpos": "nonpos", "neg": "neg",
-              "symmetric": "symmetric", "PSD": "psd", "NSD": "nsd"}
 NON_SMOOTH = ("abs", "maximum", "minimum", "max", "min", "norm1", "norm_inf", "Pnorm", "huber",
               "sum_largest", "sum_smallest", "lambda_max", "lambda_min", "lambda_sum_largest",
               "lambda_sum_smallest", "sigma_max", "normNuc", "dotsort", "cummax", "ceil", "floor",
@@ -148,17 +145,17 @@ class _Translator:
         decl[2] = ["pd" if w == "psd" else w for w in decl[2]]
 
     def leaf(self, e, kind: str) -> Node:
-        words = _leaf_attributes(e, kind)
+        words = leaf_attributes(e, kind)
         name = self.declare(kind, (kind, e.id), e.name(), e.shape, words, user=True)
         if kind == "parameter" and e.value is not None:
-            self.data[name] = _onto_cones(_array(e.value, name), words)
+            self.data[name] = onto_cones(as_array(e.value, name), words)
         return Node(name, tuple(e.shape))
 
     def constant(self, value, broadcast: bool = False) -> Node:
         """A number inline (also a Promote's uniform array); other data a fresh parameter."""
-        arr = _array(value, "a constant")
+        arr = as_array(value, "a constant")
         if arr.ndim == 0 or (broadcast and np.all(arr == arr.flat[0])):
-            text = _number(arr.flat[0])
+            text = number(arr.flat[0])
             return Node(text, arr.shape, text if arr.ndim else None, True)
         words, arr = constant_attributes(arr)
         self.constants += 1
@@ -186,101 +183,6 @@ def _identifier(name: str, used: set[str]) -> str:
     out = next(n for n in (base if k == 0 else f"{base}_{k}" for k in itertools.count()) if n not in used)
     assert re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", out, re.ASCII), out
     return out
-
-
-# ----------------------------------------------------------------------------- data and attributes
-
-def _leaf_attributes(e, kind: str) -> list[str]:
-    words = []
-    for attr, value in e.attributes.items():
-        if attr == "bounds" and value is not None:
-            words += _bounds(value, e.name())
-        elif attr != "bounds" and value:
-            if attr not in ATTRIBUTES:
-                raise ProblemError(f"{kind} {e.name()!r}: the CVXPY attribute {attr!r} has no counterpart "
-                                   f"in convexcheck (supported: {', '.join(ATTRIBUTES)}, scalar bounds)")
-            words.append(ATTRIBUTES[attr])
-    return words
-
-
-def _bounds(bounds, name: str) -> list[str]:
-    words = []
-    for op, bound in zip((">=", "<="), bounds):
-        arr = None if bound is None else _array(getattr(bound, "value", bound), f"the bounds of {name!r}")
-        if arr is None or not np.all(np.isfinite(arr)):
-            continue
-        if not np.all(arr == arr.flat[0]):
-            raise ProblemError(f"variable {name!r}: bounds that differ by entry are not supported; "
-                               f"give one number or add constraints")
-        words.append(f"{op} {_number(arr.flat[0]).strip('()')}")
-    return words
-
-
-def _array(value, what: str) -> np.ndarray:
-    value = value.toarray() if hasattr(value, "toarray") else value
-    arr = np.asarray(value)
-    if np.iscomplexobj(arr) or not np.all(np.isfinite(arr.astype(float))):
-        raise ProblemError(f"{what} is complex, NaN or infinite; convexcheck takes finite real data")
-    return arr.astype(float)
-
-
-def _number(v) -> str:
-    v = float(v)
-    if not np.isfinite(v):
-        raise ProblemError(f"the number {v} cannot be written in a problem; use finite data")
-    text = str(int(v)) if v == int(v) and abs(v) < 1e15 else repr(v)
-    return f"({text})" if v < 0 else text
-
-
-def constant_attributes(arr: np.ndarray) -> tuple[list[str], np.ndarray]:
-    """(attribute words, value) for numeric data. Sign: pos, nonneg, neg or nonpos when
-    every entry is. A square matrix within TOL * max(1, max|entry|) of its transpose is
-    symmetric (the value is symmetrised); it is pd (nd) when lambda_min > TOL (lambda_max
-    < -TOL), psd (nsd) when lambda_min >= -TOL as in CVXPY, the value shifted onto the
-    cone by at most TOL."""
-    words = []
-    if _nearly_symmetric(arr):
-        word, arr = _cone((arr + arr.T) / 2)
-        words.append(word)
-    sign = next((w for w, ok in (("pos", arr > 0), ("nonneg", arr >= 0), ("neg", arr < 0),
-                                 ("nonpos", arr <= 0)) if np.all(ok)), None)
-    return [sign, *words] if sign else words, arr
-
-
-def _cone(sym: np.ndarray) -> tuple[str, np.ndarray]:
-    """The strongest of pd, nd, psd, nsd (sym moved onto it, `_onto`), else symmetric."""
-    eig = np.linalg.eigvalsh(sym)
-    if eig[0] > TOL or eig[-1] < -TOL:
-        return ("pd" if eig[0] > TOL else "nd"), sym
-    moved = {w: _onto(sym, w) for w in ("psd", "nsd")}
-    return next(((w, m) for w, m in moved.items() if m is not None), ("symmetric", sym))
-
-
-def _onto(sym: np.ndarray, word: str) -> np.ndarray | None:
-    """sym shifted along the identity into the psd (nsd) cone when lambda_min (-lambda_max)
-    >= -TOL, by that much and a few rounding errors; else None."""
-    sign = 1.0 if word == "psd" else -1.0
-    low = np.linalg.eigvalsh(sign * sym)[0]
-    if low < -TOL:
-        return None
-    shift = 0.0 if low >= 0 else -low + 4 * np.finfo(float).eps * max(1.0, np.max(np.abs(sym))) * len(sym)
-    moved = sym + sign * shift * np.eye(len(sym))
-    return moved if satisfies(Attributes(definite=word), moved) else None
-
-
-def _onto_cones(arr: np.ndarray, words: list[str]) -> np.ndarray:
-    """A parameter value declared symmetric, psd or nsd, symmetrised and moved onto its cone
-    within the tolerances of `constant_attributes` (else unchanged: `analyze` says what fails)."""
-    if not {"symmetric", "psd", "nsd"} & set(words) or not _nearly_symmetric(arr):
-        return arr
-    word = next((w for w in ("psd", "nsd") if w in words), None)
-    moved = _onto((arr + arr.T) / 2, word) if word else (arr + arr.T) / 2
-    return arr if moved is None else moved
-
-
-def _nearly_symmetric(arr: np.ndarray) -> bool:
-    return arr.ndim == 2 and arr.shape[0] == arr.shape[1] and \
-        np.max(np.abs(arr - arr.T)) <= TOL * max(1.0, np.max(np.abs(arr)))
 
 
 # ----------------------------------------------------------------------------- helpers for rules
@@ -360,7 +262,7 @@ def _power(t, e, a):
     if hasattr(p, "parameters") and p.parameters():
         raise ProblemError("power with a parameter exponent is not supported; give a number")
     p = float(getattr(p, "value", p))
-    return a if p == 1 else Node(f"({a.text} ^ {_number(p)})", a.shape)
+    return a if p == 1 else Node(f"({a.text} ^ {number(p)})", a.shape)
 
 
 def _log_sum_exp(t, e, a):

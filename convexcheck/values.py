@@ -87,7 +87,7 @@ def _positive(attrs: Attributes, n: int, rng, scale) -> np.ndarray:
 def satisfies(attrs: Attributes, value: np.ndarray) -> bool:
     """Whether `value` is finite and meets the bounds, symmetry and definiteness declared."""
     value = np.asarray(value)
-    if not np.all(np.isfinite(value)) or not _in_bounds(attrs, value):
+    if not np.all(np.isfinite(value)) or not in_bounds(attrs, value):
         return False
     if attrs.is_symmetric and (value.ndim != 2 or not np.array_equal(value, value.T)):
         return False
@@ -97,8 +97,10 @@ def satisfies(attrs: Attributes, value: np.ndarray) -> bool:
     return True
 
 
-def _in_bounds(attrs: Attributes, value: np.ndarray) -> bool:
+def in_bounds(attrs: Attributes, value) -> bool:
+    """Whether every entry meets the declared bounds; `value` is a NumPy or CuPy array
+    (only its comparison operators and `.all()` are used)."""
     lo, hi = attrs.lower, attrs.upper
-    if lo is not None and not np.all(value > lo if attrs.lower_strict else value >= lo):
+    if lo is not None and not bool((value > lo if attrs.lower_strict else value >= lo).all()):
         return False
-    return hi is None or bool(np.all(value < hi if attrs.upper_strict else value <= hi))
+    return hi is None or bool((value < hi if attrs.upper_strict else value <= hi).all())

@@ -10,20 +10,18 @@ from __future__ import annotations
 import math
 import time
 
-from scipy.optimize import OptimizeResult
-
 from .api import convexity_of
 from .data import SolverError, prepare
 from .device import array_module, to_host
-from .history import HEADER, Clock, Iteration
-from .loop import Options, close, iterate
+from .history import HEADER, Clock, Iteration, optimize_result
+from .loop import Options, close, iterate, max_abs
 from .newton import Newton
 from .objective import Objective
 
 
 def alternate(problem, blocks, x0=None, data=None, sweeps: int = 100, tol: float = 1e-12,
               gtol: float = 1e-8, device: str = "cpu", verbose: bool = False, check: bool = True,
-              c1: float = 1e-4, max_trials: int = 40) -> OptimizeResult:
+              c1: float = 1e-4, max_trials: int = 40):
     """Minimise by Newton steps on each block of `blocks` (names or lists of names) in turn.
 
     Stops after a sweep in which every block had max|g| <= gtol and lambda^2/2 <= tol
@@ -48,7 +46,7 @@ def alternate(problem, blocks, x0=None, data=None, sweeps: int = 100, tol: float
     messages = {0: "converged: every block has max|g| <= gtol and lambda^2/2 <= tol",
                 1: "stopped: the sweep limit was reached before convergence",
                 2: "stopped: a block's line search found no decrease"}
-    return OptimizeResult(x={n: to_host(a) for n, a in state.items()}, fun=joint.sign * f, jac=jac,
+    return optimize_result(x={n: to_host(a) for n, a in state.items()}, fun=joint.sign * f, jac=jac,
                           nit=len(history), status=status, success=status == 0,
                           message=messages[status], history=history, convexity=convexity,
                           warning=_warning(convexity), method="block-newton", device=device,
@@ -102,7 +100,7 @@ def _step(obj, state: dict, opts: Options, clock: Clock, k: int, kept=None):
     z = _sync(obj, state)
     with clock("eval"):
         f, g, H = kept if kept is not None else obj.value_grad_hess(z)
-    it = Iteration(k, opts.sign * f, float(obj.xp.max(obj.xp.abs(g))))
+    it = Iteration(k, opts.sign * f, max_abs(obj, g))
     method = Newton(opts.gtol, opts.tol, prefetch=False)       # the probe keeps evaluations
     status, _, point = iterate(obj, method, z, f, g, H, it, opts, clock, -1)
     if status is None:
@@ -133,7 +131,7 @@ class _Probe:
 
     def value(self, z) -> float:
         first, self._first = self._first, False
-        if not first or not self.obj._inside(z):
+        if not first or not self.obj.inside(z):
             return self.obj.value(z)
         self.kept = self.nxt.value_grad_hess(_sync(self.nxt, {**self.state, **self.obj.unpack(z)}))
         return self.kept[0]

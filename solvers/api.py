@@ -4,16 +4,20 @@ from __future__ import annotations
 import time
 from functools import lru_cache
 
-from scipy.optimize import OptimizeResult
+from typing import TYPE_CHECKING
 
 from convexcheck import analyze
 
 from .data import SolverError, Task, prepare
 from .device import array_module, to_host
 from .firstorder import LBFGS, GradientDescent
+from .history import optimize_result
 from .loop import Options, run
 from .newton import Newton, NewtonCG
 from .objective import Objective
+
+if TYPE_CHECKING:
+    from scipy.optimize import OptimizeResult
 
 METHODS = {"newton": Newton, "newton-cg": NewtonCG, "lbfgs": LBFGS, "gd": GradientDescent}
 MAX_ITER = {"newton": 100, "newton-cg": 200, "lbfgs": 2000, "gd": 20000}
@@ -51,11 +55,16 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
     xp = array_module(device)
     obj = Objective(task, xp)
     opts.sign = task.sign
-    chosen = {"newton": lambda: Newton(gtol, tol), "lbfgs": lambda: LBFGS(memory)}.get(
-        method, METHODS[method])()
+    chosen = _method(method, gtol, tol, memory)
     start = time.perf_counter()
     out = run(obj, chosen, obj.pack(task.x0), opts)
     return _result(task, obj, out, method, device, convexity, warning, time.perf_counter() - start)
+
+
+def _method(name: str, gtol: float, tol: float, memory: int):
+    if name == "newton":
+        return Newton(gtol, tol)
+    return LBFGS(memory) if name == "lbfgs" else METHODS[name]()
 
 
 def _options(tol, gtol, max_iter, c1, max_trials, verbose, callback) -> Options:
@@ -96,7 +105,7 @@ def _verdict(expr, sense, declarations) -> str:
 def _result(task: Task, obj: Objective, out, method, device, convexity, warning, seconds) -> OptimizeResult:
     x = {n: to_host(a) for n, a in obj.unpack(out.z).items()}
     jac = {n: task.sign * to_host(a) for n, a in obj.unpack(out.g).items()}
-    return OptimizeResult(
+    return optimize_result(
         x=x, fun=task.sign * out.f, jac=jac, nit=len(out.history) - 1, status=out.status,
         success=out.status == 0, message=out.message, history=out.history, convexity=convexity,
         warning=warning, method=method, device=device, time_s=seconds, **obj.counts)

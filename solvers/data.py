@@ -18,6 +18,7 @@ import numpy as np
 import tensorcalc as tc
 from convexcheck import load_problem
 from convexcheck.model import Attributes, Declaration, Part, Problem
+from convexcheck.values import in_bounds
 from tensorcalc import Expr, TensorCalcError, dag
 
 MAX_DATA_ENTRIES = 200_000_000     # entries of one array (1.6 GB of float64)
@@ -217,7 +218,7 @@ def _dims(decl: Declaration) -> str:
 def _check_attributes(decl: Declaration, array: np.ndarray) -> None:
     """Parameters must satisfy what they are declared to be: the verdict depends on it."""
     a, name = decl.attributes, decl.name
-    if not satisfies_bounds(a, array):
+    if not in_bounds(a, array):
         raise SolverError(f"parameter {name!r} is declared {a.describe()} but has entries outside "
                           f"(min {array.min():g}, max {array.max():g})")
     if a.is_symmetric:
@@ -238,19 +239,6 @@ def _check_definite(name: str, definite: str, array: np.ndarray) -> None:
                           f"{sign * low:.3g}")
 
 
-def satisfies_bounds(a: Attributes, array) -> bool:
-    """Entrywise bounds of the attributes hold for every entry (NumPy or CuPy array)."""
-    if a.lower is not None:
-        below = array <= a.lower if a.lower_strict else array < a.lower
-        if bool(below.any()):
-            return False
-    if a.upper is not None:
-        above = array >= a.upper if a.upper_strict else array > a.upper
-        if bool(above.any()):
-            return False
-    return True
-
-
 def _start(free: tuple[Free, ...], x0: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """x0 as given (checked against the bounds), else zeros moved inside the bounds:
     lower + 1, upper - 1, or the midpoint when both are declared."""
@@ -260,7 +248,7 @@ def _start(free: tuple[Free, ...], x0: dict[str, np.ndarray]) -> dict[str, np.nd
             if x0[v.name].shape != v.shape:
                 raise SolverError(f"x0[{v.name!r}] has shape {x0[v.name].shape}; variable "
                                   f"{v.name!r} has shape {v.shape}")
-            if not satisfies_bounds(v.attributes, x0[v.name]):
+            if not in_bounds(v.attributes, x0[v.name]):
                 raise SolverError(f"x0[{v.name!r}] lies outside the declared bounds "
                                   f"({v.attributes.describe()})")
             start[v.name] = x0[v.name].copy()

@@ -57,6 +57,13 @@ def row(it: Iteration) -> str:
             f"{len(it.trials):>6}  {it.damping:>8.2g}  {note}")
 
 
+def optimize_result(**fields):
+    """A SciPy `OptimizeResult` (scipy.optimize is imported on first use, not when the
+    package is: `convexcheck analyze` never pays for it)."""
+    from scipy.optimize import OptimizeResult
+    return OptimizeResult(**fields)
+
+
 class Clock:
     """Accumulates seconds by kind: `with clock("eval"): ...`."""
 

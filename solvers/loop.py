@@ -2,11 +2,7 @@
 convergence, search along the direction (falling back to the negative gradient when the
 search fails), record the iteration, repeat.
 
-A method is a `Method` object: `evaluate(obj, z, last)` gives (f, g, extra) at z (extra
-is the Hessian for Newton; `last` marks the iterate at the iteration limit, where no step
-follows); `direction(obj, z, f, g, extra, clock)` gives a `Direction`;
-`update(s, y)` learns from an accepted step s and the gradient change y; `first_step`
-is the step the line search tries first.
+A method is a `Method`: see its docstring for what the loop asks of it.
 """
 from __future__ import annotations
 
@@ -14,7 +10,7 @@ import math
 from dataclasses import dataclass, field
 
 from .data import SolverError
-from .history import HEADER, Clock, Iteration, row
+from .history import HEADER, Clock, Iteration, optimize_result, row
 from .linesearch import backtrack
 
 MESSAGES = {
@@ -33,6 +29,31 @@ class Direction:
     fallbacks: list = field(default_factory=list)
     cg: int = 0
     gradient: bool = False          # d is the negative gradient: no fallback left
+
+
+class Method:
+    """What the loop asks of a method. `evaluate(obj, z, last)` gives (f, g, extra) at z
+    (extra is the Hessian for Newton; `last` marks the iterate at the iteration limit,
+    where no step follows); `direction(obj, z, f, g, extra, clock)` gives a `Direction`.
+    The defaults: `trial` evaluates a line-search trial point by value, `update(s, y)`
+    (learning from an accepted step s and the gradient change y) does nothing, and the
+    line search first tries the step 1."""
+
+    name, newton = "method", False
+
+    def trial(self, obj, z) -> float:
+        return obj.value(z)
+
+    def update(self, s, y) -> None:
+        pass
+
+    def first_step(self, d, g) -> float:
+        return 1.0
+
+
+def max_abs(obj, g) -> float:
+    """max|g| as a host scalar (0 for no variables)."""
+    return float(obj.xp.max(obj.xp.abs(g))) if obj.n else 0.0
 
 
 @dataclass
@@ -59,7 +80,7 @@ class Outcome:
 
 def run(obj, method, z, opts: Options) -> Outcome:
     """Iterate `method` from z until convergence, the limit, a failed search or the callback."""
-    xp, clock, history = obj.xp, Clock(), []
+    clock, history = Clock(), []
     s_prev = g_prev = None
     if opts.verbose:
         print(HEADER)
@@ -68,8 +89,7 @@ def run(obj, method, z, opts: Options) -> Outcome:
             f, g, extra = method.evaluate(obj, z, k == opts.max_iter)
         if s_prev is not None:
             method.update(s_prev, g - g_prev)
-        gmax = float(xp.max(xp.abs(g))) if obj.n else 0.0
-        it = Iteration(k, opts.sign * f, gmax)
+        it = Iteration(k, opts.sign * f, max_abs(obj, g))
         history.append(it)
         status, d, d_point = iterate(obj, method, z, f, g, extra, it, opts, clock, k)
         if status is not None:
@@ -81,7 +101,7 @@ def run(obj, method, z, opts: Options) -> Outcome:
             # record the iterate stopped at, so that x, fun, jac and nit all describe it
             with clock("eval"):
                 f, g = obj.value_grad(z)
-            it = Iteration(k + 1, opts.sign * f, float(xp.max(xp.abs(g))) if obj.n else 0.0)
+            it = Iteration(k + 1, opts.sign * f, max_abs(obj, g))
             history.append(it)
             close(it, clock, opts)
             return Outcome(z, f, g, 3, MESSAGES[3], history)
@@ -158,13 +178,12 @@ def close(it: Iteration, clock: Clock, opts: Options) -> None:
 def _callback(opts: Options, obj, z, it: Iteration) -> bool:
     if opts.callback is None:
         return False
-    from scipy.optimize import OptimizeResult
     from .device import to_host
     x = {name: to_host(a) for name, a in obj.unpack(z).items()}
     try:
         # fun at x: the accepted (last) trial of the step, not f of the iterate it left
         fun = opts.sign * it.trials[-1][1]
-        return bool(opts.callback(OptimizeResult(x=x, fun=fun, nit=it.k + 1, iteration=it)))
+        return bool(opts.callback(optimize_result(x=x, fun=fun, nit=it.k + 1, iteration=it)))
     except StopIteration:
         return True
 

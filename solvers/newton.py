@@ -7,11 +7,11 @@ from __future__ import annotations
 import math
 
 from .linalg import newton_step, solve
-from .loop import Direction
+from .loop import Direction, Method
 from .prefetch import GradientMethod, Prefetch
 
 
-class Newton:
+class Newton(Method):
     """f, g and H from one compiled call; (H + tau I) d = -g by Cholesky, tau = 0 when H
     is positive definite, else grown by Algorithm 3.3 of Nocedal and Wright; blocks of a
     block-diagonal Hessian are solved separately.
@@ -81,12 +81,6 @@ class Newton:
                  f"after {step.shifts} failed Cholesky attempt(s)"] if step.tau else []
         return self._remember(step.factor, _checked(g, step.d, step.tau, notes))
 
-    def update(self, s, y):
-        pass
-
-    def first_step(self, d, g) -> float:
-        return 1.0
-
 
 class _Chord(float):
     """The decrement with the previous factor, marking an iterate that reuses it."""
@@ -130,12 +124,6 @@ class NewtonCG(GradientMethod):
                 return d, j + 1, False
             p, rr = -r + (rr_new / rr) * p, rr_new
         return d, limit, False
-
-    def update(self, s, y):
-        pass
-
-    def first_step(self, d, g) -> float:
-        return 1.0
 
 
 def _checked(g, d, tau: float, notes: list, cg: int = 0) -> Direction:

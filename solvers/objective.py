@@ -20,7 +20,9 @@ from functools import lru_cache
 import tensorcalc as tc
 from tensorcalc import Expr, ShapeError, dag
 
-from .data import SolverError, Task, satisfies_bounds
+from convexcheck.values import in_bounds
+
+from .data import SolverError, Task
 from .device import to_device
 from .linalg import Blocks
 from .hoist import hoist
@@ -59,13 +61,14 @@ class Objective:
     def _values(self, z, extra=None) -> dict:
         return {**self.fixed, **self.unpack(z), **(extra or {})}
 
-    def _inside(self, z) -> bool:
+    def inside(self, z) -> bool:
+        """Whether z meets the declared bounds of the free variables."""
         parts = self.unpack(z)
-        return all(satisfies_bounds(v.attributes, parts[v.name]) for v in self.bounded)
+        return all(in_bounds(v.attributes, parts[v.name]) for v in self.bounded)
 
     # ------------------------------------------------------------------ evaluations
     def value(self, z) -> float:
-        if not self._inside(z):
+        if not self.inside(z):
             return math.inf
         self.counts["nfev"] += 1
         return _finite(self._call("value", z)[0])

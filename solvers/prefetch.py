@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+from .loop import Method
+
 
 class Prefetch:
     """One kept evaluation: `trial` makes it, `take` hands it over at the same point."""
@@ -20,7 +22,7 @@ class Prefetch:
 
     def trial(self, obj, z, kind: str) -> float:
         """f at z (inf outside the domain), evaluated as `kind` and kept."""
-        if kind == "value" or self.skip or not obj._inside(z):
+        if kind == "value" or self.skip or not obj.inside(z):
             self.skip = False
             return obj.value(z)
         self.point = z
@@ -39,7 +41,7 @@ class Prefetch:
         return None
 
 
-class GradientMethod:
+class GradientMethod(Method):
     """Base of methods whose iterates need f and g only: the first trial of each search is
     evaluated with its gradient, kept for the next iterate."""
 

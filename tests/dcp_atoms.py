@@ -303,34 +303,26 @@ def make_elementwise_affine(draw, data, shape, depth, want):
     return Node(text, cvx, shape, sign, **_join("affine_elementwise", v, weights=data.params[a_name][1]))
 
 
-def make_matvec(draw, data, shape, depth, want):
-    """A v + b, A 3x3, v a vector."""
-    rng = _seed(draw)
-    v = child(draw, data, VECTOR, depth - 1, want)
-    a_name, a = data.add(_weights(rng, (3, 3), want))
-    sign = _times(data.params[a_name][1], v.sign)        # entrywise; sums keep a sign
-    b_name, b, sign = _offset(draw, data, rng, VECTOR, want, sign)
-    text = f"{a_name} *(ij,j->i) {par(v.text)}" + (f" + {b_name}" if b_name else "")
+def _linear_map(atom: str, arg_shape, weight_shape, spec: str):
+    """A v + b (matvec: A 3x3, v a vector) or a^T M + b (vecmat: M a matrix, a vector of
+    its column length): one maker per spec, the same draws in the same order."""
+    def make(draw, data, shape, depth, want):
+        rng = _seed(draw)
+        v = child(draw, data, arg_shape, depth - 1, want)
+        a_name, a = data.add(_weights(rng, weight_shape, want))
+        sign = _times(data.params[a_name][1], v.sign)        # entrywise; sums keep a sign
+        b_name, b, sign = _offset(draw, data, rng, VECTOR, want, sign)
+        text = f"{a_name} *({spec}) {par(v.text)}" + (f" + {b_name}" if b_name else "")
 
-    def cvx(vs):
-        out = a @ v.cvx(vs)
-        return out + b if b_name else out
-    return Node(text, cvx, VECTOR, sign, **_join("matvec", v, weights=data.params[a_name][1]))
+        def cvx(vs):
+            out = a @ v.cvx(vs)
+            return out + b if b_name else out
+        return Node(text, cvx, VECTOR, sign, **_join(atom, v, weights=data.params[a_name][1]))
+    return make
 
 
-def make_vecmat(draw, data, shape, depth, want):
-    """a^T M (+ b): a matrix to a vector of its column length."""
-    rng = _seed(draw)
-    m = child(draw, data, MATRIX, depth - 1, want)
-    a_name, a = data.add(_weights(rng, 2, want))
-    sign = _times(data.params[a_name][1], m.sign)
-    b_name, b, sign = _offset(draw, data, rng, VECTOR, want, sign)
-    text = f"{a_name} *(i,ij->j) {par(m.text)}" + (f" + {b_name}" if b_name else "")
-
-    def cvx(vs):
-        out = a @ m.cvx(vs)
-        return out + b if b_name else out
-    return Node(text, cvx, VECTOR, sign, **_join("vecmat", m, weights=data.params[a_name][1]))
+make_matvec = _linear_map("matvec", VECTOR, (3, 3), "ij,j->i")
+make_vecmat = _linear_map("vecmat", MATRIX, 2, "i,ij->j")
 
 
 def _make_contraction(inner):
