@@ -26,10 +26,10 @@ from typing import Any, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
-from . import dag, runtime
-from .dag import Axis, Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var
+from . import affine, dag, runtime
+from .dag import Axis, Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
 from .errors import ShapeError, TensorCalcError
-from .evaluation import MAX_ENTRIES
+from .evaluation import MAX_ENTRIES, fixed_lengths
 from .simplification import simplify as simplified
 
 ELEMENTWISE_CODE = {
@@ -283,6 +283,8 @@ PLAN_RULES = {
     Elementwise: _elementwise,
     Special: lambda p, node: p.add(node, f"_special({node.fn!r}, xp, {{}})", (p.array(node.args[0]),)),
     Power: lambda p, node: p.add(node, "({} ** {})", tuple(map(p.name, node.args))),
+    Gather: lambda p, node: p.add(node, f"_gather(xp, {{}}, {node.batch}, {node.shape!r}, {node.rows!r}, "
+                                        f"{node.domain!r})", (p.array(node.args[0]),)),
 }
 
 
@@ -329,13 +331,15 @@ class Compiled:
         self.plan = plan(self.exprs, nodes)
         self.source = emit(self.plan)
         namespace = {"_delta": runtime.delta, "_special": runtime.special, "_out": runtime.out,
-                     "_embed": runtime.embed, "_weigh": runtime.weigh, "_gram": runtime.gram}
+                     "_embed": runtime.embed, "_weigh": runtime.weigh, "_gram": runtime.gram,
+                     "_gather": affine.take}
         exec(builtins.compile(self.source, "<tensorcalc.compiled>", "exec"), namespace)  # noqa: S102 - source from the plan only
         self._fn = namespace["compiled"]
         self._contractions = [runtime.Contraction(eq) for eq in self.plan.contractions]
         self._sized = tuple(dict.fromkeys(                   # outputs, deltas, constant tensors
             [*self.exprs, *(n for n in nodes if isinstance(n, (Delta, Const)) and n.order)]))
-        bound = {_axis_key(a) for a, _, _ in self.plan.lengths}
+        self._fixed = tuple((_axis_key(a), n, where) for a, n, where in fixed_lengths(nodes))
+        bound = {_axis_key(a) for a, _, _ in self.plan.lengths} | {k for k, _, _ in self._fixed}
         self._unread = tuple({_axis_key(a): a for node in nodes for a in node.axes
                               if _axis_key(a) not in bound}.items())   # axes of variables not read
 
@@ -363,6 +367,8 @@ class Compiled:
                 raise ShapeError(f"variable {name!r} has order {order} but its value has shape "
                                  f"{tuple(values[name].shape)}")
         n: dict[str, int] = {}
+        for key, length, where in self._fixed:
+            _bind(n, key, length, where)
         for axis, name, pos in self.plan.lengths:
             _bind(n, _axis_key(axis), values[name].shape[pos], f"axis {pos} of {name!r}")
         for key, axis in self._unread:

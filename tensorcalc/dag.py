@@ -9,7 +9,8 @@ the variable axis it stands for (`Axis("x", 0)`: the first axis of x) after unif
 (section 3.2.4), so differentiation never needs lengths, while evaluation checks them.
 Axes no variable fixes (a lone `delta(1)`) are free: `Axis("", k)`.
 
-Node types: Var, Const, Delta, Sum, Product (n-ary contraction), Elementwise, Special, Power. Subtraction,
+Node types: Var, Const, Delta, Sum, Product (n-ary contraction), Elementwise, Special, Power,
+Gather (affine index access, built and transposed in `tensorcalc.affine`). Subtraction,
 division, negation and the element-wise product are builders over these (table 3.1).
 """
 from __future__ import annotations
@@ -133,7 +134,18 @@ class Power(Expr):
     __slots__ = ()
 
 
-NODE_TYPES = (Var, Const, Delta, Sum, Product, Elementwise, Special, Power)
+class Gather(Expr):
+    """out[b, g] = x[b, (M g + c) / den] for g in a polytope `domain`, else 0: a linear map
+    of x (TensorAlgDiff's affine index access). `batch` leading axes pass through; the
+    gathered axes have the concrete lengths `shape` (out) and `source` (x). `rows` holds
+    one (coefficients, constant, den) per gathered axis of x; `domain` (coefficients,
+    constant) rows meaning coefficients . g + constant >= 0, and every row's numerator
+    divisible by its den. See `tensorcalc.affine`."""
+    __slots__ = ("batch", "shape", "source", "rows", "domain")
+    _params = ("batch", "shape", "source", "rows", "domain")
+
+
+NODE_TYPES = (Var, Const, Delta, Sum, Product, Elementwise, Special, Power, Gather)
 
 _TABLE: "weakref.WeakValueDictionary[tuple, Expr]" = weakref.WeakValueDictionary()
 

@@ -12,8 +12,8 @@ in both a and b becomes exp(b * log(a)) (table 3.1).
 """
 from __future__ import annotations
 
-from . import dag
-from .dag import LETTERS, Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var
+from . import affine, dag
+from .dag import LETTERS, Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
 from .errors import TensorCalcError
 from .simplification import simplify as simplified
 
@@ -259,4 +259,5 @@ def _leaf(node: Expr, pullback: Expr, i: int, q: int) -> Expr:
 PULLBACKS = {
     Var: _leaf, Const: _leaf, Delta: _leaf,
     Sum: _sum, Product: _product, Elementwise: _elementwise, Special: _special, Power: _power,
+    Gather: lambda node, pullback, i, q: affine.transpose(node, pullback, q),
 }

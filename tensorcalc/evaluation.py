@@ -12,8 +12,8 @@ from typing import Mapping
 import numpy as np
 import opt_einsum
 
-from . import dag
-from .dag import Axis, Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var
+from . import affine, dag
+from .dag import Axis, Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
 from .errors import DomainError, ShapeError, TensorCalcError
 
 MAX_ENTRIES = 2**29  # entries of one intermediate tensor (4 GiB of float64)
@@ -63,6 +63,7 @@ RULES = {
     Elementwise: lambda node, args, env: ELEMENTWISE_FUNCTIONS[node.fn](args[0]),
     Special: lambda node, args, env: SPECIAL_FUNCTIONS[node.fn](args[0]),
     Power: lambda node, args, env: np.power(args[0], args[1]),
+    Gather: lambda node, args, env: affine.take(np, np.asarray(args[0]), node.batch, node.shape, node.rows, node.domain),
 }
 
 
@@ -83,6 +84,11 @@ class Lengths:
         for node in self.nodes:
             if isinstance(node, Var):
                 self._bind_var(node.name, node.axes)
+        for axis, length, where in fixed_lengths(self.nodes):
+            if self.length.setdefault(axis, length) != length:
+                raise ShapeError(f"{where} has length {length} but {_where(self.source.get(axis))} "
+                                 f"has length {self.length[axis]}; they must be equal")
+            self.source.setdefault(axis, None)
         used = {a for node in self.nodes for a in node.axes}
         for name, value in self.values.items():
             for pos, n in enumerate(np.shape(value)):
@@ -110,6 +116,17 @@ class Lengths:
                                  f"has length {self.length[axis]}; they must be equal: they meet in "
                                  f"`{_meeting(self.nodes, name, self.source[axis])!s:.120}`")
             self.source.setdefault(axis, (name, pos))
+
+
+def fixed_lengths(nodes: list[Expr]):
+    """(axis, length, where) for every axis a gather fixes: its output box and its source."""
+    for node in nodes:
+        if isinstance(node, Gather):
+            x = node.args[0]
+            for k, (axis, n) in enumerate(zip(node.axes[node.batch:], node.shape)):
+                yield axis, n, f"axis {k} of the gather `{node!s:.60}`"
+            for k, (axis, n) in enumerate(zip(x.axes[node.batch:], node.source)):
+                yield axis, n, f"axis {k} of the array `{x!s:.60}` the gather reads"
 
 
 def _where(source: tuple[str, int] | None) -> str:

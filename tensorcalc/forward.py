@@ -8,7 +8,7 @@ type, in the same language; a subexpression that does not depend on x has no tan
 from __future__ import annotations
 
 from . import dag
-from .dag import LETTERS, Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var
+from .dag import LETTERS, Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
 from .diff import ELEMENTWISE_DERIVATIVES, SPECIAL_DERIVATIVES, power_partials, resolve
 from .errors import TensorCalcError
 from .simplification import simplify as simplified
@@ -84,4 +84,5 @@ def _leaf(node: Expr, ts: list) -> Expr:
 TANGENTS = {
     Var: _leaf, Const: _leaf, Delta: _leaf,
     Sum: _sum, Product: _product, Elementwise: _elementwise, Special: _special, Power: _power,
+    Gather: lambda node, ts: dag.rebuild(node, (ts[0],)),          # linear: the gather of the tangent
 }

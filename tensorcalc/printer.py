@@ -8,7 +8,7 @@ computed first and a text over MAX_TEXT characters is refused with a TensorCalcE
 from __future__ import annotations
 
 from . import dag
-from .dag import Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var
+from .dag import Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
 from .errors import TensorCalcError
 
 MAX_TEXT = 20_000_000
@@ -94,7 +94,33 @@ TEMPLATES = {
     Elementwise: _elementwise,
     Special: lambda n: [n.fn, "(", _Bare(n.args[0]), ")"],
     Power: _power,
+    Gather: lambda n: ["gather(", _Bare(n.args[0]), "; " + describe_gather(n) + ")"],
 }
+
+
+def describe_gather(node: Gather) -> str:
+    """`i<3, j<4, k<5 -> [i + k] if k - i <= 0`: the box, the index map and the guards
+    (not part of the input language: affine access is written with `parse_def`)."""
+    names = [f"g{k}" for k in range(len(node.shape))]
+    box = ", ".join(f"{v}<{n}" for v, n in zip(names, node.shape))
+    index = ", ".join(_frac(affine_text(a, c, names), d) for a, c, d in node.rows)
+    guards = [f"{affine_text(a, c, names)} >= 0" for a, c in node.domain]
+    return f"{box} -> [{index}]" + (" if " + " and ".join(guards) if guards else "")
+
+
+def _frac(text: str, den: int) -> str:
+    return text if den == 1 else f"({text}) / {den}"
+
+
+def affine_text(coefficients, constant: int, names) -> str:
+    """sum of coefficient * name + constant, written as people write it: `i + k - 1`."""
+    out = ""
+    for v, name in list(zip(coefficients, names)) + [(constant, "")]:
+        if v == 0:
+            continue
+        term = name if abs(v) == 1 and name else f"{abs(v)}*{name}" if name else str(abs(v))
+        out += (" - " if v < 0 else " + ") + term if out else ("-" if v < 0 else "") + term
+    return out or "0"
 
 
 def text_length(expr: Expr) -> int:

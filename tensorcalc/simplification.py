@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dag
-from .dag import Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var
+from .dag import Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
 from .errors import TensorCalcError
 from .evaluation import ELEMENTWISE_FUNCTIONS
 from .graph import digest
@@ -214,11 +214,19 @@ def _same(node: Expr, letters: Letters) -> Expr:
     return node
 
 
+def _gather(node: Gather, letters: Letters) -> Expr:
+    """A gather of zeros is zero."""
+    x = node.args[0]
+    if isinstance(x, Const) and x.value == 0.0:
+        return dag.const(0.0, node.axes)
+    return node
+
+
 # One rule per node type, each correct on its own. The driver reads products and
 # negations through `normal_term` with its context (inner and single-use operands), and
 # sums through `_sum`, so for those types the table entries serve direct calls only.
 RULES = {
     Var: _same, Const: _same, Delta: _same, Special: _same,
     Sum: lambda node, letters: _sum(list(node.args), node.axes, letters),
-    Product: _product, Elementwise: _elementwise, Power: _power,
+    Product: _product, Elementwise: _elementwise, Power: _power, Gather: _gather,
 }
