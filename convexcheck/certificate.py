@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass, field
 
 from tensorcalc import dag, simplify, to_text
-from tensorcalc.dag import LETTERS, Const, Expr, Power, Var
+from tensorcalc.dag import LETTERS, Const, Expr, Gather, Power, Var
 from tensorcalc.forward import pushforward
 
 from .model import Attributes
@@ -53,8 +53,15 @@ def _expanded(expr: Expr, variables: tuple[Var, ...]) -> tuple[tuple[Monomial, .
     """The monomials of q(d) and the direction variables. They do not depend on attributes,
     so the certificates tried under extra assumptions ("convex if A is psd") share them."""
     q, dirs = quadratic_form(expr, list(variables))
-    directions = frozenset(dirs.values())
+    directions = frozenset(dirs.values()) | gathered(q, set(dirs.values()))
     return tuple(Expander(directions).expand(q)), directions
+
+
+def gathered(q: Expr, directions: set) -> frozenset:
+    """Gathers of a direction, G d: each is read as a direction of its own (a half u = G d).
+    Sound: a form sum_F u(F)^T W(F) u(F) with W(F) PSD is >= 0 whatever values u takes,
+    so also on the values G d takes (total variation: (G1 d - G2 d)^2 is a 2x2 Gram)."""
+    return frozenset(n for n in dag.topo(q) if isinstance(n, Gather) and n.args[0] in directions)
 
 
 def certify(expr: Expr, variables: list[Var], attributes: dict[str, Attributes]) -> Certificate:

@@ -22,7 +22,7 @@ from .model import DEFINITE, Attributes, Declaration
 
 MAX_INT_DIM = 1_000_000    # largest integer dimension
 KEYWORDS = ("variable", "parameter", "declare", "minimize", "maximize", "expression",
-            "subject", "derivative")
+            "subject", "derivative", "define")
 RESERVED = _TC_RESERVED + KEYWORDS     # no name may be a function or a statement keyword
 SIGNS = {"nonneg": (">=", 0.0), "pos": (">", 0.0), "nonpos": ("<=", 0.0), "neg": ("<", 0.0)}
 CONES = ("symmetric",) + DEFINITE

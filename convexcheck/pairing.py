@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from tensorcalc.dag import Delta, Expr, Special, Var
+from tensorcalc.graph import digest
 
 from .model import Attributes
 from .polynomial import Factor, Monomial, canonical, is_ones
@@ -68,7 +69,7 @@ def _diagonal(d1: Factor, d2: Factor, rest: list[Factor], coef: float) -> Half |
     ka = (d1.node, tuple(order[c] for c in d1.letters))
     kb = (d2.node, tuple(order[c] for c in d2.letters))
     weight = _renamed(coef, rest, order)
-    (ka, kb) = sorted((ka, kb), key=lambda x: (x[0].name, x[1]))
+    (ka, kb) = sorted((ka, kb), key=lambda x: (getattr(x[0], "name", "~"), digest(x[0]), x[1]))
     return Half(("scalar", ka), ("scalar", kb), weight, len(order), 1, True)
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from tensorcalc import dag
-from tensorcalc.dag import Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var
+from tensorcalc import affine, dag
+from tensorcalc.dag import Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
 from tensorcalc.graph import digest
 
 MAX_MONOMIALS = 4096
@@ -158,8 +158,30 @@ def _special(ex: Expander, node: Special) -> list[Monomial]:
     return ex.atom(node)
 
 
+def selection(node: Gather) -> Expr:
+    """E with gather(x)[b, g] = sum_s x[b, s] E[s, g]: E[s, g] = 1 where g is in the
+    gather's domain and reads s, else 0 (a constant 0/1 tensor: the gather of a delta)."""
+    x = node.args[0]
+    src = x.axes[node.batch:]
+    if not src:
+        return affine.gather(dag.const(1.0), 0, node.shape, (), (), node.domain, node.axes[node.batch:])
+    d = dag.delta(len(src), src + src)
+    return affine.gather(d, len(src), node.shape, node.source, node.rows, node.domain, node.axes[node.batch:])
+
+
+def _gather(ex: Expander, node: Gather) -> list[Monomial]:
+    """A gather is linear: x *(b s, s g -> b g) E with the selection E an atom."""
+    x = node.args[0]
+    if node in ex.separate or isinstance(x, (Var, Delta)) or (isinstance(x, Const) and x.order == 0):
+        return ex.atom(node)                # a gathered direction or variable, or a selection
+    b = dag.LETTERS[:node.batch]
+    s = dag.LETTERS[node.batch:x.order]
+    g = dag.LETTERS[x.order:x.order + len(node.shape)]
+    return ex.expand(dag.contraction((x, selection(node)), (b + s, s + g, b + g)))
+
+
 RULES = {Var: _var, Const: _const, Delta: _delta, Sum: _sum, Product: _product,
-         Elementwise: _elementwise, Power: _power, Special: _special}
+         Elementwise: _elementwise, Power: _power, Special: _special, Gather: _gather}
 
 
 # ----------------------------------------------------------------------------- normal form

@@ -20,6 +20,7 @@ import tensorcalc as tc
 from tensorcalc import Expr, ParseError, TensorCalcError
 
 from .declarations import KEYWORDS, check_name, declaration
+from .defines import read_define, substitute
 from .model import Attributes, Declaration, Part, Problem
 
 MAX_TEXT = 1_000_000       # characters of text (bytes of a file); a longer problem is rejected
@@ -74,6 +75,11 @@ def parse_problem(text: str, source: str | None = None) -> Problem:
                 src.fail(f"{decl.name!r} is already declared on line {decls[decl.name].line}; "
                          f"declare each name once", *st.first())
             decls[decl.name] = decl
+    src.statements, src.defines = statements, {}
+    for st in statements:
+        if st.keyword == "define":
+            d = read_define(src, st, decls, src.defines)
+            src.defines[d.name] = d
     (sense, objective), constraints = _parts(src, statements, decls)
     return Problem(decls, sense, objective, tuple(constraints), source, text)
 
@@ -102,6 +108,7 @@ class _Source:
 
     def __init__(self, text, source):
         self.text, self.source = None, source
+        self.statements, self.defines = [], {}
         if not isinstance(text, str):
             self.fail(f"expected the problem as a str (text or path), got {type(text).__name__}")
         if len(text) > MAX_TEXT:
@@ -207,6 +214,7 @@ def _subject(src: _Source, st: _Statement) -> list[_Statement]:
 def _parts(src: _Source, statements: list[_Statement], decls: dict[str, Declaration]):
     """((sense, objective Part), constraint Parts) from the statements."""
     orders = {n: len(d.dims) for n, d in decls.items()}
+    orders.update({n: len(d.dims) for n, d in src.defines.items()})
     objective, first, constraints = None, None, []
     for st in statements:
         if st.keyword in SENSES:
@@ -277,8 +285,8 @@ def _parse(src, st: _Statement, body: str, orders, decls, label: str, op_at=None
         src.fail(f"{label} cannot be read: {getattr(err, 'reason', err)}", *st.first())
     if expr.order:
         src.fail(f"{label} has order {expr.order}; {_SCALAR_FIX}", *st.first())
-    _check_dims(src, st, expr, decls)
-    return expr
+    _check_dims(src, st, expr, {**decls, **{n: d.declaration() for n, d in src.defines.items()}})
+    return substitute(src, src.statements, expr, decls, src.defines)
 
 
 def _try(fn, *args):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from tensorcalc.dag import Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var, topo
+from tensorcalc.dag import Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var, Gather, topo
 
 from .model import Attributes
 from .polynomial import Expander, Factor, Monomial, TooLarge, canonical, collect, is_ones, multiply
@@ -184,6 +184,9 @@ class Signs:
             return _ELEMENTWISE[node.fn](self.node(node.args[0]))
         if isinstance(node, Power) and isinstance(node.args[1], Const):
             return power(self.node(node.args[0]), node.args[1].value)
+        if isinstance(node, Gather):              # the source's values, and 0 off the domain
+            iv = self.node(node.args[0])
+            return Interval(min(iv.lo, 0.0), max(iv.hi, 0.0)) if node.domain or _guarded(node) else iv
         if isinstance(node, Special):
             return self._special(node)
         if isinstance(node, (Sum, Product)):
@@ -282,6 +285,10 @@ class Signs:
             if len(out) > 512:
                 return None
         return collect(out) if opened else None
+
+
+def _guarded(node: Gather) -> bool:
+    return any(d != 1 for _, _, d in node.rows)
 
 
 def _on_letters(b: Monomial, letters: tuple[int, ...]) -> Monomial:

@@ -22,9 +22,10 @@ from .graph import digest, same_structure
 from .forward import pushforward
 from .matrix import as_matrix, hessian_matrix
 from .infer import Input, parse, parse_expr
+from .definitions import parse_def
 from .printer import to_text
 
 __all__ = [
     "Axis", "Expr", "Spec", "Input", "TensorCalcError", "ParseError", "ShapeError", "DomainError",
-    "parse", "parse_expr", "compile", "derivative", "hessian", "pushforward", "hessian_matrix", "as_matrix", "simplify", "evaluate", "to_text", "count_nodes", "same_structure", "variables", "check_derivative",
+    "parse", "parse_expr", "parse_def", "compile", "derivative", "hessian", "pushforward", "hessian_matrix", "as_matrix", "simplify", "evaluate", "to_text", "count_nodes", "same_structure", "variables", "check_derivative",
 ]

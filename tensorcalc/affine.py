@@ -272,6 +272,10 @@ def readable_kernel(K):
     Kr = np.array(H.T, dtype=object)
     order = np.argsort(pivots, kind="stable")
     Kr, pivots = Kr[:, order], [pivots[i] for i in order]
+    if kappa == 1 and Kr[pivots[0], 0] != 1:       # a unit entry elsewhere still names an index
+        units = [i for i in range(m) if abs(Kr[i, 0]) == 1]
+        if units:
+            Kr, pivots = Kr * Kr[units[-1], 0], [units[-1]]
     if any(Kr[p, k] != 1 for k, p in enumerate(pivots)):
         return Kr, None
     return Kr, pivots

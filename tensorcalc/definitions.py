@@ -242,17 +242,18 @@ class _Builder:
 
     def _sum(self, node, scope):
         if len(node.args) != 4 or node.args[0].kind != "name":
-            self.fail(node, "write a sum as sum(k, lo, hi, body): an index name, inclusive affine bounds, the body")
+            self.fail(node, "write a sum as sum(k, lo, hi, body): an index name, inclusive affine bounds "
+                            "(lo may be max(...), hi min(...) of several), the body")
         k = node.args[0].value
         if k in scope.names or k in self.shapes:
             self.fail(node.args[0], f"sum index {k!r} is already in use; pick a new name")
-        lo, hi = (scope.row(*self.affine(b, scope)) for b in node.args[1:3])
-        box = self._range(scope, lo, hi)
+        lows, highs = self._bound(node.args[1], scope, "max"), self._bound(node.args[2], scope, "min")
+        box = self._range(scope, lows, highs)
         if box is None:
             return dag.const(0.0, scope.axes)
         inner = scope.inner(k, *box)
-        inner.domain += [(tuple(-v for v in lo[0]) + (1,), box[0] - lo[1]),     # k >= lo
-                         (hi[0] + (-1,), hi[1] - box[0])]                       # k <= hi
+        inner.domain += [(tuple(-v for v in a) + (1,), box[0] - c) for a, c in lows]     # k >= lo
+        inner.domain += [(a + (-1,), c - box[0]) for a, c in highs]                        # k <= hi
         body = self.build(node.args[3], inner)
         n = len(inner.lengths)
         masked = affine.gather(body, 0, inner.lengths, inner.lengths,
@@ -260,13 +261,22 @@ class _Builder:
         s = dag.LETTERS[:n]
         return dag.product(masked, dag.const(1.0, inner.axes[-1:]), (s, s[-1], s[:-1]))
 
-    def _range(self, scope: Scope, lo, hi) -> tuple[int, int] | None:
+    def _bound(self, node: Syntax, scope: Scope, pick: str) -> list:
+        """Rows of an inclusive bound: one affine expression, or `max(...)` (a lower bound) /
+        `min(...)` (an upper bound) of several."""
+        if node.kind == "call" and node.value == pick:
+            return [scope.row(*self.affine(b, scope)) for b in node.args]
+        return [scope.row(*self.affine(node, scope))]
+
+    def _range(self, scope: Scope, lows, highs) -> tuple[int, int] | None:
         """The smallest box [min lo, max hi] over the scope's points with lo <= hi."""
-        mask = scope.mask() & (scope.values(*lo) <= scope.values(*hi))
+        shape = tuple(scope.lengths)
+        lo = np.max([np.broadcast_to(scope.values(*r), shape) for r in lows], axis=0)
+        hi = np.min([np.broadcast_to(scope.values(*r), shape) for r in highs], axis=0)
+        mask = scope.mask() & (lo <= hi)
         if not mask.any():
             return None
-        low = np.broadcast_to(scope.values(*lo), mask.shape)[mask].min()
-        high = np.broadcast_to(scope.values(*hi), mask.shape)[mask].max()
+        low, high = lo[mask].min(), hi[mask].max()
         if np.prod(scope.lengths, dtype=float) * (high - low + 1) > MAX_ENTRIES:
             raise ParseError(f"a sum over {int(high - low + 1):,} values inside a box of {scope.lengths} is too large")
         return int(low), int(high)
