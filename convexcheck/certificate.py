@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+from fractions import Fraction
 from dataclasses import dataclass, field
 
 from tensorcalc import dag, simplify, to_text
@@ -218,8 +219,7 @@ class _Decider:
 
     def _gram(self, comp) -> None:
         if len(comp) != 2:
-            self.psd = self.nsd = False
-            self.cert.failures.append(f"a {len(comp)}x{len(comp)} block of scalar directions (only 2x2 is read)")
+            self._constant_gram(comp)
             return
         a, b = comp
         f = self._f(a)
@@ -234,6 +234,30 @@ class _Decider:
         text = f"2x2 Gram block of {_text_key(a)}, {_text_key(b)}: diagonal {ia}, {ib}; determinant {idet}"
         (self.cert.rules if ok and (ia.nonneg and ib.nonneg or ia.nonpos and ib.nonpos) else
          self.cert.failures).append(text)
+
+    def _constant_gram(self, comp) -> None:
+        """An n x n block w(F) C with one common weight w and constant C (the second
+        difference x[i+2] - 2 x[i+1] + x[i]): C's sign decided exactly (`_semidefinite`)."""
+        f = self._f(comp[0])
+        common, rows = None, []
+        for a in comp:
+            row = []
+            for b in comp:
+                w = self.weight(a, b)
+                if len(w) > 1 or (w and common is not None and w[0].factors != common):
+                    self.psd = self.nsd = False
+                    self.cert.failures.append(f"a {len(comp)}x{len(comp)} block of scalar directions "
+                                              f"whose weights are not one common factor times constants")
+                    return
+                common = w[0].factors if w else common
+                row.append(Fraction(w[0].coef) if w else Fraction(0))
+            rows.append(row)
+        iw = self.sign([Monomial(1.0, common or ())], f)
+        psd, nsd = _semidefinite(rows), _semidefinite([[-v for v in r] for r in rows])
+        self.psd &= (psd and iw.nonneg) or (nsd and iw.nonpos)
+        self.nsd &= (nsd and iw.nonneg) or (psd and iw.nonpos)
+        text = f"{len(comp)}x{len(comp)} Gram block (common weight {iw}, constant matrix {'PSD' if psd else 'NSD' if nsd else 'indefinite'})"
+        (self.cert.rules if self.psd or self.nsd else self.cert.failures).append(text)
 
     def _variance(self, singles: dict) -> None:
         """Absorb each indefinite-signed pair (negative square of a combination) into a square."""
@@ -266,6 +290,20 @@ class _Decider:
         for m in c:
             terms.append(normal(Monomial(-m.coef / w.coef, m.factors + tuple(p2) + tuple(inv_w)), f2, frozenset()))
         return w.coef > 0 and self.sign(collect(terms), f2).nonneg
+
+
+def _semidefinite(rows: list[list[Fraction]]) -> bool:
+    """Whether the symmetric rational matrix is PSD, exactly: eliminate on a positive
+    diagonal entry (its Schur complement is PSD iff the matrix is); without one, the rest
+    must be zero."""
+    m = [list(r) for r in rows]
+    while m:
+        i = next((k for k in range(len(m)) if m[k][k] > 0), None)
+        if i is None:
+            return all(v == 0 for r in m for v in r)
+        p, col = m[i][i], [r[i] for r in m]
+        m = [[m[r][c] - col[r] * col[c] / p for c in range(len(m)) if c != i] for r in range(len(m)) if r != i]
+    return True
 
 
 def _components(keys, links):

@@ -49,7 +49,23 @@ def gather(x: Expr, batch: int, shape: Sequence[int], source: Sequence[int], row
         raise TensorCalcError("gather: malformed index rows or an empty output axis")
     if domain is None:
         return dag.const(0.0, x.axes[:batch] + axes)
+    if isinstance(x, Gather) and x.batch == batch and all(d == 1 for _, _, d in rows + x.rows):
+        return _composed(x, shape, rows, domain, axes)
+    if isinstance(x, dag.Sum) or (isinstance(x, dag.Elementwise) and x.fn == "neg"):
+        parts = [gather(a, batch, shape, source, rows, domain, axes) for a in x.args]   # linear
+        return dag.add(*parts) if len(parts) == 2 else dag.neg(parts[0])
     return dag._intern(Gather, (batch, shape, source, rows, domain), (x,), x.axes[:batch] + axes)
+
+
+def _composed(inner: Gather, shape, rows, domain, axes) -> Expr:
+    """gather(gather(x)) is one gather of x: s = M2 g + c2 substituted into the inner
+    rows and domain (integer maps only; the domain keeps both guards)."""
+    def at(a, c):                                  # a . s + c with s = M2 g + c2
+        coef = tuple(sum(a[k] * rows[k][0][j] for k in range(len(rows))) for j in range(len(shape)))
+        return coef, c + sum(a[k] * rows[k][1] for k in range(len(rows)))
+    new_rows = [(*at(a, c), 1) for a, c, _ in inner.rows]
+    new_domain = list(domain) + [at(a, c) for a, c in inner.domain]
+    return gather(inner.args[0], inner.batch, shape, inner.source, new_rows, new_domain, axes)
 
 
 def _reduced(a: tuple[int, ...], c: int, d: int) -> Row:
