@@ -18,6 +18,7 @@ name the line, the column, the access and an element where it fails.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib.resources import files
@@ -32,6 +33,7 @@ from .errors import ParseError
 from .evaluation import MAX_ENTRIES
 from .parse import Syntax, _translate
 
+MAX_INDEX = 10**9      # index coefficients and constants (int64 grids never overflow)
 FUNCTIONS = tuple(f for f in dag.ELEMENTWISE if f not in ("neg", "recip")) + ("sqrt",)
 
 
@@ -185,8 +187,8 @@ class _Builder:
         kind = node.kind
         if kind == "number":
             value = float(node.value)
-            if not value.is_integer():
-                self.fail(node, f"index expressions take whole numbers, got {node.value}")
+            if not value.is_integer() or abs(value) > MAX_INDEX:
+                self.fail(node, f"index expressions take whole numbers up to {MAX_INDEX:,}, got {node.value}")
             return {}, int(value)
         if kind == "name":
             if node.value not in scope.names:
@@ -204,6 +206,8 @@ class _Builder:
             if ca and cb:
                 self.fail(node, "index expressions must be affine: a product of two indices is not")
             (cf, f0), k = ((ca, a0), b0) if not cb else ((cb, b0), a0)
+            if max([abs(f0 * k)] + [abs(v * k) for v in cf.values()]) > MAX_INDEX:
+                self.fail(node, f"an index coefficient or constant over {MAX_INDEX:,}; indices must stay small")
             return {n: v * k for n, v in cf.items()}, f0 * k
         self.fail(node, f"index expressions must be integer-affine in the indices (+, -, whole-number *); "
                         f"{_WHAT.get(kind, kind)} is not")
@@ -313,10 +317,14 @@ def parse_def(text: str, shapes: Mapping[str, tuple[int, ...]], arrays: Mapping[
     if len(out) != len(definition.indices) or len(set(definition.indices)) != len(out):
         raise ParseError(f"{definition.name!r} has shape {out}: write {len(out)} distinct indices",
                          text, definition.line, definition.column)
-    axes = [Axis(definition.name, k) for k in range(len(out))]
+    axes = [Axis(f"{definition.name}~{n}", k) for k, n in enumerate(out)]     # lengths in the name
     scope = Scope(list(definition.indices), list(out), [0] * len(out), axes)
     reads = {k: v for k, v in shapes.items() if k != definition.name}
-    return _Builder(text, reads, dict(arrays or {})).build(definition.body, scope)
+    try:
+        return _Builder(text, reads, dict(arrays or {})).build(definition.body, scope)
+    except RecursionError:
+        raise ParseError(f"the definition is nested too deeply (over about {sys.getrecursionlimit() // 3} "
+                         f"levels); split it into several definitions") from None
 
 
 def _checked_shapes(shapes, text) -> dict[str, tuple[int, ...]]:
@@ -324,7 +332,9 @@ def _checked_shapes(shapes, text) -> dict[str, tuple[int, ...]]:
     for name, shape in dict(shapes).items():
         if not isinstance(name, str) or not name.isidentifier():
             raise ParseError(f"array name {name!r} is not an identifier")
-        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else shape
+        if not isinstance(shape, (tuple, list)):
+            raise ParseError(f"the shape of {name!r} must be a tuple of positive whole numbers, got {shape!r}")
         if any(not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1 for n in shape):
             raise ParseError(f"the shape of {name!r} must be positive whole numbers, got {shape}")
         if math.prod(shape) > MAX_ENTRIES:

@@ -119,7 +119,11 @@ class Lengths:
 
 
 def fixed_lengths(nodes: list[Expr]):
-    """(axis, length, where) for every axis a gather fixes: its output box and its source."""
+    """(axis, length, where) for every axis a gather fixes (its output box and its source)
+    and every box axis that names its length (`Axis("f~3", 0)`: definitions, sums)."""
+    named = {a for node in nodes for a in node.axes if "~" in a.var}
+    for axis in sorted(named):
+        yield axis, int(axis.var.rsplit("~", 1)[1]), f"axis {axis}"
     for node in nodes:
         if isinstance(node, Gather):
             x = node.args[0]
