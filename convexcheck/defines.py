@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 import tensorcalc as tc
-from tensorcalc import Expr, TensorCalcError, affine, dag
+from tensorcalc import Expr, TensorCalcError, dag
 
 from .declarations import check_name
 from .model import Declaration
@@ -66,7 +66,7 @@ def _bounds(src, st, m) -> tuple[list[str], list[int]]:
     return indices, dims
 
 
-def build(src, st, d: Define, decls, defines, arrays: dict[str, Expr]) -> Expr:
+def build(src, st, d: Define, decls, defines, arrays: dict[str, Expr], axes=None) -> Expr:
     """The definition's expression, reading `arrays` (Var nodes or earlier definitions)."""
     shapes = {d.name: d.dims}
     for name, other in list(decls.items()) + [(k, v.declaration()) for k, v in defines.items()]:
@@ -76,7 +76,7 @@ def build(src, st, d: Define, decls, defines, arrays: dict[str, Expr]) -> Expr:
             src.fail(f"{name!r} has named dimensions [{', '.join(map(str, other.dims))}]; a definition "
                      f"reads arrays of known size: declare it with numbers", *st.first())
     try:
-        return tc.parse_def(d.text, shapes, arrays)
+        return tc.parse_def(d.text, shapes, arrays, axes)
     except TensorCalcError as err:
         line, column = getattr(err, "line", 0), getattr(err, "column", 0)
         src.fail(getattr(err, "reason", str(err)), *(st.at(line, column) if line else st.first()))
@@ -91,20 +91,12 @@ def substitute(src, statements, expr: Expr, decls, defines: dict[str, Define]) -
     by_line = {st.line: st for st in statements}
     done: dict[str, Define] = {}
     for name, d in defines.items():
-        value = build(src, by_line[d.line], d, decls, done, dict(arrays))
-        if name in found and found[name].axes != value.axes:
-            value = _relabel(value, found[name].axes, d.dims)
+        value = build(src, by_line[d.line], d, decls, done, dict(arrays),
+                      found[name].axes if name in found else None)
         arrays[name] = value
         done[name] = d
     table = {found[n]: arrays[n] for n in defines if n in found}
     return _replace(expr, table)
-
-
-def _relabel(value: Expr, axes: tuple, dims: tuple[int, ...]) -> Expr:
-    """The same tensor on other axes (an identity gather), where the expression unified them."""
-    n = len(dims)
-    rows = [(tuple(int(i == j) for i in range(n)), 0, 1) for j in range(n)]
-    return affine.gather(value, 0, dims, dims, rows, (), axes)
 
 
 def _replace(expr: Expr, table: dict[Expr, Expr]) -> Expr:

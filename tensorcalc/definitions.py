@@ -298,10 +298,12 @@ def _constant(node: Syntax) -> float | None:
     return None
 
 
-def parse_def(text: str, shapes: Mapping[str, tuple[int, ...]], arrays: Mapping[str, Expr] | None = None) -> Expr:
+def parse_def(text: str, shapes: Mapping[str, tuple[int, ...]], arrays: Mapping[str, Expr] | None = None,
+              axes: tuple[Axis, ...] | None = None) -> Expr:
     """The tensor an element-wise definition defines, as an expression (see the module
     docstring). `shapes` gives every array's shape and the defined tensor's; `arrays`
-    may give expressions to read in place of variables (a previous definition).
+    may give expressions to read in place of variables (a previous definition); `axes`
+    the axes of the result (default: named `f~3` after the defined tensor and its length).
 
     >>> import numpy as np
     >>> tv = parse_def("g[i] = x[i + 1] - x[i]", {"x": (4,), "g": (3,)})
@@ -317,7 +319,9 @@ def parse_def(text: str, shapes: Mapping[str, tuple[int, ...]], arrays: Mapping[
     if len(out) != len(definition.indices) or len(set(definition.indices)) != len(out):
         raise ParseError(f"{definition.name!r} has shape {out}: write {len(out)} distinct indices",
                          text, definition.line, definition.column)
-    axes = [Axis(f"{definition.name}~{n}", k) for k, n in enumerate(out)]     # lengths in the name
+    axes = list(axes) if axes is not None else None
+    if axes is None or len(axes) != len(out):                                # lengths in the name
+        axes = [Axis(f"{definition.name}~{n}", k) for k, n in enumerate(out)]
     scope = Scope(list(definition.indices), list(out), [0] * len(out), axes)
     reads = {k: v for k, v in shapes.items() if k != definition.name}
     try:
