@@ -23,7 +23,7 @@ from tensorcalc.dag import LETTERS, Const, Expr, Gather, Power, Var
 from tensorcalc.forward import pushforward
 
 from .model import Attributes
-from .pairing import Half, split
+from .pairing import split
 from .polynomial import Expander, Factor, Monomial, TooLarge, collect, multiply, normal
 from .signs import Interval, Signs, domain_facts
 

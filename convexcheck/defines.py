@@ -72,7 +72,7 @@ def build(src, st, d: Define, decls, defines, arrays: dict[str, Expr], axes=None
     for name, other in list(decls.items()) + [(k, v.declaration()) for k, v in defines.items()]:
         if all(isinstance(n, int) for n in other.dims):
             shapes[name] = tuple(other.dims)
-        elif re.search(rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])", d.text.split("=", 1)[1]):
+        elif _reads(d, name):
             src.fail(f"{name!r} has named dimensions [{', '.join(map(str, other.dims))}]; a definition "
                      f"reads arrays of known size: declare it with numbers", *st.first())
     try:
@@ -82,21 +82,30 @@ def build(src, st, d: Define, decls, defines, arrays: dict[str, Expr], axes=None
         src.fail(getattr(err, "reason", str(err)), *(st.at(line, column) if line else st.first()))
 
 
+def _reads(d: Define, name: str) -> bool:
+    return re.search(rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])", d.text.split("=", 1)[1]) is not None
+
+
 def substitute(src, statements, expr: Expr, decls, defines: dict[str, Define]) -> Expr:
-    """expr with every defined name replaced by its definition (in order of definition)."""
-    if not defines:
-        return expr
+    """expr with every defined name it reads replaced by its definition; each definition
+    it needs (directly or through a later definition) is built once, in order."""
     found = tc.variables(expr)
+    order = list(defines)
+    needed = {n for n in order if n in found}
+    for k in range(len(order) - 1, -1, -1):
+        if order[k] in needed:
+            needed |= {e for e in order[:k] if _reads(defines[order[k]], e)}
+    if not needed:
+        return expr
     arrays = {n: v for n, v in found.items() if n not in defines}
     by_line = {st.line: st for st in statements}
-    done: dict[str, Define] = {}
-    for name, d in defines.items():
-        value = build(src, by_line[d.line], d, decls, done, dict(arrays),
-                      found[name].axes if name in found else None)
-        arrays[name] = value
-        done[name] = d
-    table = {found[n]: arrays[n] for n in defines if n in found}
-    return _replace(expr, table)
+    for k, name in enumerate(order):
+        if name in needed:
+            d = defines[name]
+            earlier = {e: defines[e] for e in order[:k]}
+            arrays[name] = build(src, by_line[d.line], d, decls, earlier, dict(arrays),
+                                 found[name].axes if name in found else None)
+    return _replace(expr, {found[n]: arrays[n] for n in needed if n in found})
 
 
 def _replace(expr: Expr, table: dict[Expr, Expr]) -> Expr:

@@ -103,8 +103,8 @@ def index_arrays(shape: tuple[int, ...], rows: tuple[Row, ...], domain: tuple[In
     grids = np.ogrid[tuple(slice(0, n) for n in shape)] if shape else []
     mask = np.ones(shape, dtype=bool)
     for a, c in domain:
-        mask &= _affine(grids, a, c) >= 0
-    nums = [_affine(grids, a, c) for a, c, _ in rows]
+        mask &= affine_values(grids, a, c) >= 0
+    nums = [affine_values(grids, a, c) for a, c, _ in rows]
     for (_, _, d), num in zip(rows, nums):
         if d != 1:
             mask &= num % d == 0
@@ -114,7 +114,8 @@ def index_arrays(shape: tuple[int, ...], rows: tuple[Row, ...], domain: tuple[In
     return index, (None if full else mask)
 
 
-def _affine(grids, a, c):
+def affine_values(grids, a, c):
+    """a . g + c on broadcast index grids (np.ogrid), in int64."""
     value = np.asarray(c, dtype=np.int64)
     for v, g in zip(a, grids):
         if v:
@@ -176,8 +177,9 @@ class Solution:
         self.kappa = self.K.shape[1]
         self.cokernel = [(a + (0,) * self.kappa, c) for a, c in _cokernel_rows(M, node.rows)]
         self.ineqs = self._constraints()
-        self.zbox = self._kernel_box()
-        self.empty = any(lo > hi for lo, hi in self.zbox) or self._infeasible()
+        self.system = self.ineqs + box_rows(node.source, n_in + self.kappa)     # beta in its box too
+        self.zbox, feasible = self._kernel_box()
+        self.empty = not feasible or any(lo > hi for lo, hi in self.zbox)
 
     @classmethod
     def of(cls, node: Gather) -> "Solution":
@@ -191,35 +193,29 @@ class Solution:
     def _constraints(self) -> list[Ineq]:
         """Inequalities over (beta, z): the domain and the box of g, times s; the cokernel."""
         G, g0 = self._g_rows()
-        node, rows = self.node, []
-        box = [(tuple(int(i == k) for i in range(len(node.shape))), 0) for k in range(len(node.shape))]
-        box += [(tuple(-int(i == k) for i in range(len(node.shape))), n - 1) for k, n in enumerate(node.shape)]
-        for a, c in list(node.domain) + box:
+        rows = []
+        for a, c in list(self.node.domain) + box_rows(self.node.shape, len(self.node.shape)):
             a = np.array(a, dtype=object)
             rows.append((tuple(int(v) for v in a @ G), int(a @ g0 + self.s * c)))
         return rows + self.cokernel
 
-    def _kernel_box(self) -> list[tuple[int, int]]:
-        """The integer range of each z over all beta in the source box (Fourier-Motzkin)."""
-        n_in, box = len(self.node.source), []
-        rows = self.ineqs + _box_rows(self.node.source, n_in + self.kappa)
-        for k in range(self.kappa):
-            order = [i for i in range(n_in + self.kappa) if i != n_in + k] + [n_in + k]
-            A = [[a[i] for i in order] for a, _ in rows]
-            elim = intlinalg.fourier_motzkin(A)
-            lo, hi = intlinalg.integer_bounds(elim, [-c for _, c in rows], len(order) - 1, [])
-            if lo is None or hi is None:
-                raise AssertionError("a kernel coordinate of a bounded box is unbounded")
-            box.append((lo, hi))
-        return box
-
-    def _infeasible(self) -> bool:
-        n_in = len(self.node.source)
-        rows = self.ineqs + _box_rows(self.node.source, n_in + self.kappa)
-        if not rows:
-            return False
-        elim = intlinalg.fourier_motzkin([list(a) for a, _ in rows])
-        return bool(len(elim.feasible) and any(v > 0 for v in elim.feasible @ np.array([-c for _, c in rows], dtype=object)))
+    def _kernel_box(self) -> tuple[list[tuple[int, int]], bool]:
+        """The integer range of each z over all beta in the source box, and whether the
+        system has a real solution at all (Fourier-Motzkin, each z eliminated last once;
+        every elimination of all variables gives the same feasibility test)."""
+        n_in, box, feasible = len(self.node.source), [], None
+        b = np.array([-c for _, c in self.system], dtype=object)
+        for k in range(max(self.kappa, 1)):
+            order = [i for i in range(n_in + self.kappa) if i != n_in + k] + [n_in + k][:self.kappa]
+            elim = intlinalg.fourier_motzkin([[a[i] for i in order] for a, _ in self.system])
+            if feasible is None:
+                feasible = not (len(elim.feasible) and any(v > 0 for v in elim.feasible @ b))
+            if self.kappa:
+                lo, hi = intlinalg.integer_bounds(elim, b, len(order) - 1, [])
+                if lo is None or hi is None:
+                    raise AssertionError("a kernel coordinate of a bounded box is unbounded")
+                box.append((lo, hi))
+        return box, feasible
 
     @property
     def zsize(self) -> tuple[int, ...]:
@@ -247,11 +243,12 @@ def _solution(node: Gather) -> Solution:
     return Solution(node)
 
 
-def _box_rows(lengths: tuple[int, ...], width: int) -> list[Ineq]:
+def box_rows(lengths: Sequence[int], width: int, start: int = 0) -> list[Ineq]:
+    """0 <= v[start + k] <= lengths[k] - 1 as rows over `width` coordinates."""
     rows = []
     for k, n in enumerate(lengths):
-        rows.append((tuple(int(i == k) for i in range(width)), 0))
-        rows.append((tuple(-int(i == k) for i in range(width)), n - 1))
+        unit = tuple(int(i == start + k) for i in range(width))
+        rows += [(unit, 0), (tuple(-v for v in unit), n - 1)]
     return rows
 
 

@@ -13,13 +13,12 @@ tensordot would copy); a zeros array written through a diagonal view for a delta
 output indices (a block-diagonal Hessian); and otherwise one
 `opt_einsum.contract_expression`, its contraction path chosen once per shape signature
 and cached, never NumPy's unoptimised einsum. opt_einsum dispatches on the array type,
-and element-wise functions use the array module chosen in one place, `array_module`,
+and element-wise functions use the array module chosen in one place, `runtime.array_module`,
 so the same function runs on NumPy, CuPy, JAX and other Array-API arrays.
 """
 from __future__ import annotations
 
 import builtins
-import sys
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping, NamedTuple, Sequence
@@ -27,6 +26,7 @@ from typing import Any, Mapping, NamedTuple, Sequence
 import numpy as np
 
 from . import affine, dag, runtime
+from .runtime import array_module
 from .dag import Axis, Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
 from .errors import ShapeError, TensorCalcError
 from .evaluation import MAX_ENTRIES, fixed_lengths
@@ -59,19 +59,6 @@ class Plan:
     def __str__(self) -> str:
         lines = [f"{s.target} = {s.code.format(*s.args)}" for s in self.steps]
         return "\n".join(lines + [f"return {', '.join(self.outputs)}"])
-
-
-def array_module(values: Mapping[str, Any]):
-    """The array module of the arguments, the one place a backend is chosen: CuPy for
-    CuPy arrays, the Array-API namespace of arrays that have one (JAX, NumPy >= 2),
-    else NumPy."""
-    for value in values.values():
-        if type(value).__module__.split(".")[0] == "cupy":
-            return sys.modules["cupy"]
-        namespace = getattr(value, "__array_namespace__", None)
-        if namespace is not None and not isinstance(value, np.ndarray):
-            return namespace()
-    return np
 
 
 # ----------------------------------------------------------------------------- planning

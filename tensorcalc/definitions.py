@@ -125,7 +125,7 @@ class Scope:
     def values(self, a, c) -> np.ndarray:
         """The affine function on the whole box (broadcast grids), masked by the domain."""
         grids = np.ogrid[tuple(slice(0, n) for n in self.lengths)] if self.lengths else []
-        return affine._affine(grids, a, c)
+        return affine.affine_values(grids, a, c)
 
     def mask(self) -> np.ndarray:
         m = np.ones(tuple(self.lengths), dtype=bool)
@@ -174,11 +174,12 @@ class _Builder:
     def _check_bounds(self, node, name, shape, rows, index_nodes, scope):
         mask = scope.mask()
         for k, ((a, c), n) in enumerate(zip(rows, shape)):
-            bad = mask & ((scope.values(a, c) < 0) | (scope.values(a, c) >= n))
+            values = np.broadcast_to(scope.values(a, c), mask.shape)
+            bad = mask & ((values < 0) | (values >= n))
             if bad.any():
                 at = tuple(int(v) for v in np.argwhere(bad)[0])
                 where = ", ".join(f"{v}={p + o}" for v, p, o in zip(scope.names, at, scope.offsets))
-                value = int(np.broadcast_to(scope.values(a, c), bad.shape)[at])
+                value = int(values[at])
                 self.fail(index_nodes[k], f"index {k} of {name!r} is {value} at {where}, outside 0..{n - 1} "
                                           f"(its axis {k} has length {n}); narrow the ranges or the shape")
 
@@ -212,17 +213,10 @@ class _Builder:
         self.fail(node, f"index expressions must be integer-affine in the indices (+, -, whole-number *); "
                         f"{_WHAT.get(kind, kind)} is not")
 
-    def _add(self, node, scope):
-        return dag.add(*(self.build(x, scope) for x in node.args))
+    def _binary(self, node, scope):
+        return _BINARY[node.kind](*(self.build(x, scope) for x in node.args))
 
-    def _sub(self, node, scope):
-        return dag.sub(*(self.build(x, scope) for x in node.args))
-
-    def _mul(self, node, scope):
-        return dag.hadamard(*(self.build(x, scope) for x in node.args))
-
-    def _div(self, node, scope):
-        return dag.div(*(self.build(x, scope) for x in node.args))
+    _add = _sub = _mul = _div = _binary
 
     def _neg(self, node, scope):
         return dag.neg(self.build(node.args[0], scope))
@@ -286,6 +280,7 @@ class _Builder:
         return int(low), int(high)
 
 
+_BINARY = {"add": dag.add, "sub": dag.sub, "mul": dag.hadamard, "div": dag.div}   # element-wise
 _WHAT = {"access": "an array access", "call": "a function call", "div": "division", "pow": "a power"}
 
 
@@ -306,6 +301,7 @@ def parse_def(text: str, shapes: Mapping[str, tuple[int, ...]], arrays: Mapping[
     the axes of the result (default: named `f~3` after the defined tensor and its length).
 
     >>> import numpy as np
+    >>> from tensorcalc import evaluate
     >>> tv = parse_def("g[i] = x[i + 1] - x[i]", {"x": (4,), "g": (3,)})
     >>> evaluate(tv, {"x": np.array([1.0, 4.0, 9.0, 16.0])}).tolist()
     [3.0, 5.0, 7.0]
@@ -346,5 +342,3 @@ def _checked_shapes(shapes, text) -> dict[str, tuple[int, ...]]:
         out[name] = tuple(int(n) for n in shape)
     return out
 
-
-from .evaluation import evaluate  # noqa: E402  - for the doctest only

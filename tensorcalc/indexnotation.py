@@ -16,9 +16,8 @@ import math
 from fractions import Fraction
 from typing import Mapping
 
-import numpy as np
 
-from . import dag, intlinalg
+from . import affine, dag, intlinalg
 from .dag import Axis, Const, Delta, Elementwise, Expr, Gather, Power, Product, Sum, Var
 from .errors import TensorCalcError
 from .evaluation import fixed_lengths
@@ -167,7 +166,8 @@ def ranges(node: Gather, outer: list[Lin], names: list[str]):
     (rounded up / down) bound it, from Fourier-Motzkin elimination (eq. 45); and the
     domain rows that involve none of them (guards)."""
     m = len(names)
-    rows = list(node.domain) + _box(node.shape[len(node.shape) - m:], len(node.shape))
+    width = len(node.shape)
+    rows = list(node.domain) + affine.box_rows(node.shape[width - m:], width, width - m)
     with_z = [(a, c) for a, c in rows if any(a[-m:])]
     guards = [(a, c) for a, c in node.domain if not any(a[-m:])]
     elim = intlinalg.fourier_motzkin([list(a[-m:]) for a, _ in with_z])
@@ -180,15 +180,6 @@ def ranges(node: Gather, outer: list[Lin], names: list[str]):
         highs = _dedupe([combine(list(r) + list(x), b + zs[k + 1:]) for r, x in zip(Hb, Hx)])
         bounds.append((lows, highs))
     return bounds, guards
-
-
-def _box(lengths, width) -> list:
-    start = width - len(lengths)
-    rows = []
-    for k, n in enumerate(lengths):
-        rows.append((tuple(int(i == start + k) for i in range(width)), 0))
-        rows.append((tuple(-int(i == start + k) for i in range(width)), n - 1))
-    return rows
 
 
 def _dedupe(exprs: list[Lin]) -> list[Lin]:

@@ -1,16 +1,30 @@
 """Runtime support for compiled functions: the helpers generated code calls.
 
-Each takes the array module `xp` that `codegen.array_module` chose, so the same code
-runs on NumPy, CuPy and other array modules.
+Each takes the array module `xp` that `array_module` chose, so the same code runs on
+NumPy, CuPy and other array modules.
 """
 from __future__ import annotations
 
-from typing import Any
+import sys
+from typing import Any, Mapping
 
 import numpy as np
 import opt_einsum
 
 from .evaluation import SPECIAL_FUNCTIONS, delta_tensor as delta  # noqa: F401 - called by generated code
+
+
+def array_module(values: Mapping[str, Any]):
+    """The array module of the arguments, the one place a backend is chosen: CuPy for
+    CuPy arrays, the Array-API namespace of arrays that have one (JAX, NumPy >= 2),
+    else NumPy."""
+    for value in values.values():
+        if type(value).__module__.split(".")[0] == "cupy":
+            return sys.modules["cupy"]
+        namespace = getattr(value, "__array_namespace__", None)
+        if namespace is not None and not isinstance(value, np.ndarray):
+            return namespace()
+    return np
 
 
 def out(xp, value, shape, copy: bool):
