@@ -1,0 +1,69 @@
+"""Problems with known curvature, shared by tests/test_composition.py and
+benchmarks/convexity.py: (name, problem text, convex truth, concave truth).
+
+Truth is mathematical (each comment says why), never what the analyser answers: True means
+the side holds for every admissible parameter value, False that it fails for some
+(a test then checks that no proof is given), None that it is not asserted."""
+
+CASES = [
+    # --- the unsound proofs of the variance template: Hessian 2(I - c J), eigenvalue 2 - 2cn
+    ("sum_sq_minus_sq_sum", "variable x[n]\nminimize sum(x^2) - sum(x)^2", False, False),
+    ("sum_sq_minus_half_sq_sum", "variable x[n]\nminimize sum(x^2) - 0.5 * sum(x)^2", False, False),
+    ("sum_sq_minus_quarter_sq_sum_5", "variable x[5]\nminimize sum(x^2) - 0.25 * sum(x)^2", False, False),
+    ("sum_sq_minus_sq_sum_2", "variable x[2]\nminimize sum(x^2) - sum(x)^2", False, False),
+    # convex variants: c n <= 1
+    ("sum_sq_minus_quarter_sq_sum_4", "variable x[4]\nminimize sum(x^2) - 0.25 * sum(x)^2", True, False),
+    ("sum_sq_minus_fifth_sq_sum_4", "variable x[4]\nminimize sum(x^2) - 0.2 * sum(x)^2", True, False),
+    # --- sums and compositions of proven parts
+    ("sqrt_plus_square", "variable x\nminimize sqrt(x^2 + 1) + x^2", True, False),
+    ("logistic_intercept",
+     "parameter X[m, n]\nparameter y[m]\nvariable w[n]\nvariable b\n"
+     "minimize sum(log(1 + exp(-(y *(i,i->i) (X *(ij,j->i) w + b *(,i->i) 1)))))", True, False),
+    ("logistic_intercept_ridge",
+     "parameter X[m, n]\nparameter y[m]\nparameter lam nonneg\nvariable w[n]\nvariable b\n"
+     "minimize sum(log(1 + exp(-(y *(i,i->i) (X *(ij,j->i) w + b *(,i->i) 1))))) + lam * sum(w^2)",
+     True, False),
+    ("poisson_intercept",
+     "parameter X[m, n]\nparameter y[m] nonneg\nvariable w[n]\nvariable b\n"
+     "minimize sum(exp(X *(ij,j->i) w + b *(,i->i) 1)) - sum(y *(i,i->i) (X *(ij,j->i) w + b *(,i->i) 1))",
+     True, False),
+    ("poisson_intercept_ridge",
+     "parameter X[m, n]\nparameter y[m] nonneg\nparameter lam nonneg\nvariable w[n]\nvariable b\n"
+     "minimize sum(exp(X *(ij,j->i) w + b *(,i->i) 1)) - sum(y *(i,i->i) (X *(ij,j->i) w + b *(,i->i) 1))"
+     " + lam * sum(w^2)", True, False),
+    ("smooth_elastic_net",
+     "parameter X[m, n]\nparameter y[m]\nparameter lam nonneg\nparameter mu nonneg\nparameter eps pos\n"
+     "variable w[n]\n"
+     "minimize 0.5 * sum((X *(ij,j->i) w - y)^2) + lam * sum(sqrt(w^2 + eps *(,i->i) 1)) + mu * sum(w^2)",
+     True, False),
+    ("pseudo_huber",
+     "parameter X[m, n]\nparameter y[m]\nparameter dl pos\nvariable w[n]\n"
+     "minimize sum(sqrt(1 + ((X *(ij,j->i) w - y) / (dl *(,i->i) 1))^2) - 1)", True, False),
+    ("softmax_regression",
+     "parameter X[m, n]\nparameter Y[m, k]\nvariable W[n, k]\n"
+     "minimize sum(log(exp(X *(ij,jc->ic) W) *(ic,c->i) 1)) - sum(Y *(ic,ic->ic) (X *(ij,jc->ic) W))",
+     True, False),
+    ("sum_sq_over_t", "variable x[n]\nvariable t pos\nminimize sum(x^2) / t", True, False),
+    # --- more atoms
+    ("matrix_fraction", "variable x[n]\nvariable Y[n, n] pd\nminimize x *(i,ij->j) inv(Y) *(j,j->) x", True, False),
+    ("trace_inv", "variable X[n, n] pd\nminimize inv(X) *(ij,ij->) delta(1)", True, False),
+    ("neg_log_det_inv", "variable X[n, n] pd\nminimize log(det(inv(X)))", True, False),
+    ("neg_log_det", "variable X[n, n] pd\nminimize -log(det(X))", True, False),
+    ("quad_form_squared", "parameter A[n, n] psd\nvariable x[n]\nminimize (x *(i,ij->j) A *(j,j->) x)^2",
+     True, False),
+    ("neg_log_one_minus_xx", "variable x[n]\nminimize -log(1 - x *(i,i->) x)", True, False),
+    ("even_power_unknown_sign", "parameter w[n]\nvariable x\nminimize (x * sum(w))^4", True, False),
+    ("harmonic_mean", "variable x[n] pos\nmaximize 1 / sum(1 / x)", False, True),
+    ("geometric_mean_2", "variable x nonneg\nvariable y nonneg\nmaximize sqrt(x * y)", False, True),
+    ("geometric_mean_n", "variable x[n] pos\nmaximize exp(sum(log(x)) / 4)", False, True),
+    # --- nonsmooth atoms, by composition
+    ("lasso",
+     "parameter X[m, n]\nparameter y[m]\nparameter lam nonneg\nvariable w[n]\n"
+     "minimize 0.5 * sum((X *(ij,j->i) w - y)^2) + lam * sum(abs(w))", True, False),
+    ("svm_hinge",
+     "parameter X[m, n]\nparameter y[m]\nparameter lam nonneg\nvariable w[n]\nvariable b\n"
+     "minimize sum(relu(1 - y *(i,i->i) (X *(ij,j->i) w + b *(,i->i) 1))) + lam * sum(w^2)", True, False),
+    ("abs_free", "variable x\nminimize abs(x)", True, False),
+    ("exp_neg_abs", "variable x\nminimize exp(-abs(x))", False, False),
+    ("abs_square_diff", "variable x\nminimize abs(x^2 - 1)", False, False),
+]
