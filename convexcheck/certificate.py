@@ -19,12 +19,12 @@ from fractions import Fraction
 from dataclasses import dataclass, field
 
 from tensorcalc import dag, simplify, to_text
-from tensorcalc.dag import LETTERS, Const, Expr, Gather, Power, Var
+from tensorcalc.dag import LETTERS, Axis, Const, Expr, Gather, Power, Var
 from tensorcalc.forward import pushforward
 
 from .model import Attributes
 from .pairing import split
-from .polynomial import Expander, Factor, Monomial, TooLarge, collect, multiply, normal
+from .polynomial import Expander, Factor, Monomial, TooLarge, collect, multiply, normal, ones
 from .signs import Interval, Signs, domain_facts
 
 DIRECTION_PREFIX = "__d_"
@@ -65,8 +65,12 @@ def gathered(q: Expr, directions: set) -> frozenset:
     return frozenset(n for n in dag.topo(q) if isinstance(n, Gather) and n.args[0] in directions)
 
 
-def certify(expr: Expr, variables: list[Var], attributes: dict[str, Attributes]) -> Certificate:
-    """A certificate for the curvature of the scalar `expr` jointly in `variables`."""
+def certify(expr: Expr, variables: list[Var], attributes: dict[str, Attributes],
+            lengths: dict[Axis, int] | None = None) -> Certificate:
+    """A certificate for the curvature of the scalar `expr` jointly in `variables`, valid
+    for every parameter value the `attributes` admit. `lengths` gives the length of the
+    axes whose dimension is a fixed integer; an axis not in it may have any positive length."""
+    lengths = dict(lengths or {})
     cert = Certificate()
     try:
         monomials, directions = _expanded(expr, tuple(variables))
@@ -77,29 +81,36 @@ def certify(expr: Expr, variables: list[Var], attributes: dict[str, Attributes])
     if not monomials:
         cert.convex = cert.concave = True
         cert.rules.append("the Hessian is zero: affine")
-        _check_smooth(expr, facts, variables, attributes, cert)
+        _check_smooth(expr, facts, variables, attributes, cert, lengths)
         return cert
     entries, failed = _entries(monomials, directions, attributes)
     cert.failures += [f"no rule reads the Hessian term {describe(m)}" for m in failed[:3]]
     if failed:
         return cert
-    _Decider(entries, Signs(attributes, facts), cert).run()
+    _Decider(entries, Signs(attributes, facts, lengths), cert).run()
     if cert.convex or cert.concave:
-        _check_smooth(expr, facts, variables, attributes, cert)
+        _check_smooth(expr, facts, variables, attributes, cert, lengths)
     if cert.convex or cert.concave:
-        _check_domain(expr, facts, variables, attributes, cert)
+        _check_domain(expr, facts, variables, attributes, cert, lengths)
     return cert
+
+
+def axis_lengths(expr: Expr, dims: dict[str, tuple]) -> dict[Axis, int]:
+    """The `lengths` argument of `certify`: every axis of a variable of `expr` whose declared
+    dimension (`dims[name][k]`, a name or an int) is an integer, with that integer."""
+    return {ax: d for name, var in dag.variables(expr).items() if name in dims
+            for ax, d in zip(var.axes, dims[name]) if isinstance(d, int)}
 
 
 KINKED = {"abs": False, "relu": False, "sign": True}   # fn -> must its argument also be nonzero
 
 
-def _check_smooth(expr: Expr, facts, variables: list[Var], attributes, cert: Certificate) -> None:
+def _check_smooth(expr: Expr, facts, variables: list[Var], attributes, cert: Certificate, lengths) -> None:
     """The Hessian does not see kinks: abs, relu and sign of an argument that reads the
     variables are certified only where the argument keeps one sign (abs and relu are linear
     on a closed half-line, sign is constant on an open one). Otherwise the proof is withdrawn."""
     names = {v.name for v in variables}
-    signs = Signs(attributes, facts)
+    signs = Signs(attributes, facts, lengths)
     for node in dag.topo(expr):
         fn = getattr(node, "fn", None)
         if fn not in KINKED or not names & set(dag.variables(node.args[0])):
@@ -117,14 +128,14 @@ def _excludes_zero(iv: Interval) -> bool:
     return iv.nonzero or iv.lo > 0 or iv.hi < 0
 
 
-def _check_domain(expr: Expr, facts, variables: list[Var], attributes, cert: Certificate) -> None:
+def _check_domain(expr: Expr, facts, variables: list[Var], attributes, cert: Certificate, lengths) -> None:
     """A Hessian sign proves curvature only on a convex domain: every argument that log or
     a fractional power requires positive must be concave in the variables (entrywise: its
     contraction with any nonnegative weights is concave). An argument of recip or of a
     negative power must be nonzero: the declarations must keep it to one sign, and it must
     be concave where that sign is >= 0 (convex where <= 0). Otherwise the proof is withdrawn."""
     names = {v.name for v in variables}
-    declared = Signs(attributes)                   # what the declarations alone imply
+    declared = Signs(attributes, None, lengths)    # what the declarations alone imply
     topo = dag.topo(expr)
     logs = {n.args[0] for n in topo if getattr(n, "fn", None) == "log"}
     nonzero = {n.args[0] for n in topo if getattr(n, "fn", None) == "recip" or
@@ -150,7 +161,7 @@ def _check_domain(expr: Expr, facts, variables: list[Var], attributes, cert: Cer
         g = dag.contraction((weights, arg), (s, s, "")) if arg.order else arg
         present = dag.variables(g)
         sub = certify(g, [present[n] for n in names if n in present],
-                      {**attributes, "__w": Attributes(lower=0.0)})
+                      {**attributes, "__w": Attributes(lower=0.0)}, lengths)
         if not getattr(sub, side):
             cert.convex = cert.concave = False
             cert.failures.append(f"the domain where {to_text(arg, limit=60)} {'>' if side == 'concave' else '<'} 0 "
@@ -271,6 +282,10 @@ class _Decider:
                     break
 
     def _absorbs(self, pos_key, neg_key) -> bool:
+        """Cauchy-Schwarz: with the square sum_{F,K} w(F,K) |u(F,K)|^2 (w > 0) and the negative
+        group -c(F) |sum_K p(F,K) u(F,K)|^2 (c >= 0), the sum is >= 0 where for every F
+        c(F) sum_K p(F,K)^2 / w(F,K) <= 1. The sum over K is kept whole: a letter of K that
+        no factor carries counts the length of its axis."""
         f2, f1 = self._f(neg_key), self._f(pos_key)
         h2, h1 = _factors(neg_key), _factors(pos_key)
         w1 = self.weight(pos_key, pos_key)
@@ -280,16 +295,19 @@ class _Decider:
         if phi is None:
             return False
         mapping, rest = phi
-        c = [Monomial(-m.coef, m.factors) for m in self.weight(neg_key, neg_key)]
         (w,) = w1
-        if any(x not in mapping for g in w.factors for x in g.letters):
-            return False            # the weight reads letters the map does not carry over
+        if w.coef <= 0 or not _excludes_zero(self.sign(w1, f1)) or \
+                any(x not in mapping for g in w.factors for x in g.letters):
+            return False            # w may vanish, or reads letters the map does not carry over
         inv_w = [Factor(g.node, tuple(mapping[x] for x in g.letters), -g.power) for g in w.factors]
         p2 = [Factor(g.node, g.letters, 2 * g.power) for g in rest]
+        axes = {c: node.axes[j] for node, letters, _ in h2 for j, c in enumerate(letters)}
+        counts = [Factor(ones((axes[x],)), (x,), 1.0) for x in sorted(set(mapping.values())) if x >= f2]
         terms = [Monomial(1.0, ())]
-        for m in c:
-            terms.append(normal(Monomial(-m.coef / w.coef, m.factors + tuple(p2) + tuple(inv_w)), f2, frozenset()))
-        return w.coef > 0 and self.sign(collect(terms), f2).nonneg
+        for m in self.weight(neg_key, neg_key):      # the weight of the negative group is -c
+            terms.append(normal(Monomial(m.coef / w.coef, m.factors + tuple(p2 + inv_w + counts)),
+                                f2, frozenset()))
+        return self.sign(collect(terms), f2).nonneg
 
 
 def _semidefinite(rows: list[list[Fraction]]) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from tensorcalc.dag import Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var, Gather, topo
+from tensorcalc.dag import Axis, Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var, Gather, topo
 
 from .model import Attributes
 from .polynomial import Expander, Factor, Monomial, TooLarge, canonical, collect, is_ones, multiply
@@ -140,6 +140,8 @@ _ELEMENTWISE = {
     "abs": lambda a: Interval(0.0 if a.lo <= 0 <= a.hi else min(abs(a.lo), abs(a.hi)),
                               max(abs(a.lo), abs(a.hi)), _nz(a)),
     "relu": lambda a: Interval(max(a.lo, 0.0), max(a.hi, 0.0), a.lo > 0),
+    "huber": lambda a: Interval(*(math.nextafter(v * v if v <= 1 else 2 * v - 1, to) for v, to in  # outward
+                                  zip(_ELEMENTWISE["abs"](a)[:2], (0.0, INF))), _nz(a)),
     "sign": lambda a: Interval(-1.0 if a.lo < 0 else 0.0, 1.0 if a.hi > 0 else 0.0, _nz(a)),
     "neg": lambda a: Interval(-a.hi, -a.lo, a.nonzero),
     "recip": recip,
@@ -151,10 +153,14 @@ class Signs:
     """Intervals of nodes and polynomials under declared attributes and domain facts.
 
     `attributes`: name -> Attributes of every declared variable and parameter;
-    `facts`: node -> Interval the domain guarantees (from `domain_facts`)."""
+    `facts`: node -> Interval the domain guarantees (from `domain_facts`);
+    `lengths`: axis -> length of the axes whose length is a fixed integer (any other
+    axis may have any positive length)."""
 
-    def __init__(self, attributes: dict[str, Attributes], facts: dict[Expr, Interval] | None = None):
+    def __init__(self, attributes: dict[str, Attributes], facts: dict[Expr, Interval] | None = None,
+                 lengths: dict[Axis, int] | None = None):
         self.attributes = attributes
+        self.lengths = lengths or {}
         self.facts = facts or {}
         self.partners = _partners(self.facts)
         self.memo: dict[Expr, Interval] = {}
@@ -209,13 +215,20 @@ class Signs:
         return power(self.node(f.node), f.power)
 
     def monomial(self, m: Monomial, k: int) -> Interval:
-        """coef times its factors; a sum over summed letters of such products (count >= 1)."""
+        """coef times its factors, summed over the summed letters: N terms in one interval
+        sum to N times it, with N the product of the summed axes' lengths (known ones
+        exactly; an axis of unknown length counts any N >= 1)."""
         iv = point(m.coef)
         for f in m.factors:
             iv = mul(iv, self.factor(f))
-        if any(c >= k for f in m.factors for c in f.letters):
-            iv = Interval(iv.lo if iv.lo >= 0 else -INF, iv.hi if iv.hi <= 0 else INF, iv.nonzero)
-        return iv
+        summed = summed_axes(m, k)
+        if not summed:
+            return iv
+        known = [self.lengths[ax] for ax in summed.values() if ax in self.lengths]
+        total = mul(iv, point(float(math.prod(known))))
+        if len(known) == len(summed):
+            return total
+        return Interval(total.lo if iv.lo >= 0 else -INF, total.hi if iv.hi <= 0 else INF, iv.nonzero)
 
     def polynomial(self, monomials: list[Monomial], k: int, depth: int = 2) -> Interval:
         """An interval for a sum of monomials on output letters 0..k-1."""
@@ -257,11 +270,12 @@ class Signs:
             others = [g for g in m.factors if g is not f]
             for b in parts:
                 if q == 1 and b.coef > 0 and canonical(others, k) == canonical(list(b.factors), k):
-                    return mul(point(m.coef), Interval(0.0, 1.0 / b.coef))
+                    return mul(point(m.coef), Interval(0.0, 1.0 / b.coef, _nz(self.monomial(b, k))))
             for b in sorted(parts, key=lambda b: -len(b.factors)):
                 left = _divide(others, b.factors, q)
                 if left is not None and b.coef > 0:
-                    return mul(Interval(0.0, b.coef ** -q), self.monomial(Monomial(m.coef, tuple(left)), k))
+                    share = Interval(0.0, b.coef ** -q, _nz(self.monomial(b, k)))   # (b / B)^q, > 0 where b is
+                    return mul(share, self.monomial(Monomial(m.coef, tuple(left)), k))
         return None
 
     def _open_sums(self, monomials: list[Monomial], k: int) -> list[Monomial] | None:
@@ -285,6 +299,11 @@ class Signs:
             if len(out) > 512:
                 return None
         return collect(out) if opened else None
+
+
+def summed_axes(m: Monomial, k: int) -> dict:
+    """The summed letters of a monomial (letters >= k) with the axis each one runs over."""
+    return {c: f.node.axes[j] for f in m.factors for j, c in enumerate(f.letters) if c >= k}
 
 
 def _guarded(node: Gather) -> bool:
