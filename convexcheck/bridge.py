@@ -15,8 +15,11 @@ name written is a checked identifier; nothing the user wrote is evaluated.
 - A vector constraint `g <= h` becomes `w *(i,i->) (g - h) <= 0` with a fresh parameter
   `w` declared nonneg and left free: w . (g - h) is convex for every w >= 0 exactly when
   every entry is (concave and affine likewise, for `>=` and `==`).
-- Non-smooth atoms (NON_SMOOTH) are rejected: the Hessian certificate needs
-  twice-differentiable functions. So is any atom without a rule.
+- Non-smooth atoms (abs, maximum/minimum, pos/neg, max/min, norm1, norm2 and p-norms,
+  norm_inf, huber) are lowered exactly to abs, relu, sums, squares and square roots
+  (bridge_nonsmooth.RULES), in the forms the composition certificate reads. Atoms with no
+  exact lowering here (UNSUPPORTED: sum_largest, lambda_max, ...) are rejected, as is any
+  atom without a rule.
 
 The formula is translated, not CVXPY's domain conventions: CVXPY's power(x, p) for p not
 an even integer is +inf at x < 0; declare x nonneg to say the same here. The exception:
@@ -40,8 +43,7 @@ from .bridge_data import as_array, constant_attributes, leaf_attributes, number,
 
 MAX_LINEAR = 1_000_000     # entries of the constant tensor that stands for a linear atom
 LETTERS = "ijklmnopqrstuvwxyz"
-NON_SMOOTH = ("abs", "maximum", "minimum", "max", "min", "norm1", "norm_inf", "Pnorm", "huber",
-              "sum_largest", "sum_smallest", "lambda_max", "lambda_min", "lambda_sum_largest",
+UNSUPPORTED = ("sum_largest", "sum_smallest", "lambda_max", "lambda_min", "lambda_sum_largest",
               "lambda_sum_smallest", "sigma_max", "normNuc", "dotsort", "cummax", "ceil", "floor",
               "sign", "length")
 RELATIONS = {"Inequality": "<=", "Equality": "==", "Zero": "==", "NonNeg": ">=", "NonPos": "<="}
@@ -173,7 +175,7 @@ def _rule(e):
         if cls.__name__ in RULES:
             return RULES[cls.__name__]
     raise ProblemError(f"CVXPY atom {type(e).__name__} has no convexcheck translation; supported: "
-                       f"{', '.join(sorted(n for n, r in RULES.items() if r is not _non_smooth))}")
+                       f"{', '.join(sorted(n for n, r in RULES.items() if r is not _unsupported))}")
 
 
 def _identifier(name: str, used: set[str]) -> str:
@@ -318,9 +320,9 @@ def _linear(t, e, *args):
     return Node(terms[0] if len(terms) == 1 else "(" + " + ".join(terms) + ")", out)
 
 
-def _non_smooth(t, e, *args):
-    raise ProblemError(f"the Hessian certificate needs twice-differentiable functions; "
-                       f"{type(e).__name__} is not (rewrite it with smooth atoms, or leave it to CVXPY's DCP)")
+def _unsupported(t, e, *args):
+    raise ProblemError(f"CVXPY {type(e).__name__} has no exact lowering to convexcheck's functions "
+                       f"(abs, relu, smooth atoms); rewrite it with those, or leave it to CVXPY's DCP")
 
 
 def _call(template: str):
@@ -363,5 +365,9 @@ RULES = {
     **{name: _linear for name in ("index", "special_index", "reshape", "diag_vec", "diag_mat",
                                   "upper_tri", "cumsum", "Hstack", "Vstack", "Concatenate",
                                   "broadcast_to", "conj", "real")},
-    **{name: _non_smooth for name in NON_SMOOTH},
+    **{name: _unsupported for name in UNSUPPORTED},
 }
+
+from .bridge_nonsmooth import RULES as _NONSMOOTH_RULES  # noqa: E402 - it builds on the helpers above
+
+RULES.update(_NONSMOOTH_RULES)
