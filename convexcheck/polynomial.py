@@ -11,6 +11,7 @@ sign read from the polynomial is a sign of the expression there.
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 from tensorcalc import affine, dag
@@ -279,11 +280,14 @@ def _key(f: Factor, k: int):
 
 
 def collect(monomials: list[Monomial]) -> list[Monomial]:
-    """Like monomials (equal canonical factors) add their coefficients; zeros go."""
-    total: dict[tuple, float] = {}
+    """Like monomials (equal canonical factors) add their coefficients; zeros go. The sums are
+    correctly rounded (math.fsum), so a coefficient keeps the sign of the exact sum and is
+    dropped only where that sum is zero."""
+    parts: dict[tuple, list[float]] = {}
     for m in monomials:
         if m.coef != 0.0:
-            total[m.factors] = total.get(m.factors, 0.0) + m.coef
+            parts.setdefault(m.factors, []).append(m.coef)
+    total = {f: (c[0] if len(c) == 1 else math.fsum(c)) for f, c in parts.items()}
     return [Monomial(c, f) for f, c in total.items() if c != 0.0]
 
 

@@ -3,8 +3,9 @@
 Every entry of a node lies in an `Interval` valid for all parameter values that satisfy
 the declared attributes and every point of the domain: declared bounds, the implicit
 domains of log (argument > 0), fractional powers (base >= 0, > 0 below exponent 1) and
-recip (argument != 0). Intervals are closed, with `nonzero` marking an excluded zero, and
-sound rather than tight: an unknown sign is (-inf, inf).
+recip (argument != 0). Intervals (`intervals`, re-exported here) are closed, with `nonzero`
+marking an excluded zero, rounded outward, and sound rather than tight: an unknown sign is
+(-inf, inf).
 
 Polynomials over atoms (see `polynomial`) get signs three ways, in order: interval
 arithmetic on the monomials; a common factor taken out first (x/y - x^2/y^2 = (x/y)(1 - x/y));
@@ -14,104 +15,28 @@ core: the logistic function's derivative sigma (1 - sigma) >= 0).
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 from tensorcalc.dag import Axis, Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var, Gather, topo
 
+from .intervals import (ANY, HALF_PI, INF, NONNEG, PI, POSITIVE, Interval, add, exp, log, meet, mul, odd_bounded,
+                        point, power, recip, scale)
+from .intervals import excludes_zero as _nz
 from .model import Attributes
 from .polynomial import Expander, Factor, Monomial, TooLarge, canonical, collect, is_ones, multiply
 
-INF = math.inf
-
-
-class Interval(NamedTuple):
-    lo: float
-    hi: float
-    nonzero: bool = False
-
-    @property
-    def nonneg(self) -> bool:
-        return self.lo >= 0.0
-
-    @property
-    def nonpos(self) -> bool:
-        return self.hi <= 0.0
-
-    def __str__(self) -> str:
-        if self.nonneg:
-            return "> 0" if self.nonzero else ">= 0"
-        if self.nonpos:
-            return "< 0" if self.nonzero else "<= 0"
-        return "sign unknown"
-
-
-ANY = Interval(-INF, INF)
-POSITIVE = Interval(0.0, INF, True)
-NONNEG = Interval(0.0, INF)
-
-
-def point(v: float) -> Interval:
-    return Interval(v, v, v != 0.0)
-
-
-def _nz(iv: Interval) -> bool:
-    return iv.nonzero or iv.lo > 0 or iv.hi < 0
-
-
-def add(a: Interval, b: Interval) -> Interval:
-    lo, hi = a.lo + b.lo, a.hi + b.hi
-    same = (a.nonneg and b.nonneg) or (a.nonpos and b.nonpos)
-    return Interval(lo, hi, same and (_nz(a) or _nz(b)) or lo > 0 or hi < 0)
-
-
-def _times(x: float, y: float) -> float:
-    return 0.0 if x == 0.0 or y == 0.0 else x * y
-
-
-def mul(a: Interval, b: Interval) -> Interval:
-    ends = [_times(x, y) for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
-    return Interval(min(ends), max(ends), _nz(a) and _nz(b))
-
-
-def scale(c: float, a: Interval) -> Interval:
-    return mul(point(c), a)
-
-
-def recip(a: Interval) -> Interval:
-    """1/a; an empty a (0 excluded from [0, 0], where attributes contradict a domain) gives
-    the unknown sign."""
-    if a.lo >= 0 and _nz(a) and a.hi > 0:
-        return Interval(1.0 / a.hi if a.hi < INF else 0.0, 1.0 / a.lo if a.lo > 0 else INF, True)
-    if a.hi <= 0 and _nz(a) and a.lo < 0:
-        return Interval(1.0 / a.lo if a.lo > -INF else -INF, 1.0 / a.hi if a.hi < 0 else 0.0, True)
-    return Interval(-INF, INF, True)
-
-
-def power(a: Interval, p: float) -> Interval:
-    """a^p entrywise; a non-integer p means a >= 0 on the domain (> 0 when p < 0)."""
-    if p == 1.0:
-        return a
-    if p == 0.0:
-        return point(1.0)
-    if p < 0:                       # defined only where a != 0 (> 0 for a fractional p)
-        if not float(p).is_integer():
-            a = Interval(max(a.lo, 0.0), max(a.hi, 0.0), True)
-        return recip(power(Interval(a.lo, a.hi, True), -p))
-    if not float(p).is_integer():
-        a = Interval(max(a.lo, 0.0), max(a.hi, 0.0), a.nonzero)
-    if float(p).is_integer() and int(p) % 2 == 0:
-        top = max(abs(a.lo), abs(a.hi)) ** p
-        low = 0.0 if a.lo <= 0 <= a.hi else min(abs(a.lo), abs(a.hi)) ** p
-        return Interval(low, top, _nz(a))
-    return Interval(_pow(a.lo, p), _pow(a.hi, p), _nz(a))
-
-
-def _pow(x: float, p: float) -> float:
-    return -(abs(x) ** p) if x < 0 else x ** p
-
-
-def meet(a: Interval, b: Interval) -> Interval:
-    return Interval(max(a.lo, b.lo), min(a.hi, b.hi), a.nonzero or b.nonzero)
+_ELEMENTWISE = {
+    "exp": exp, "log": log,
+    "sin": lambda a: Interval(-1.0, 1.0), "cos": lambda a: Interval(-1.0, 1.0),
+    "tanh": odd_bounded(1.0), "arctan": odd_bounded(HALF_PI), "arcsin": odd_bounded(HALF_PI),
+    "arccos": lambda a: Interval(0.0, PI),
+    "abs": lambda a: Interval(0.0 if a.lo <= 0 <= a.hi else min(abs(a.lo), abs(a.hi)),
+                              max(abs(a.lo), abs(a.hi)), _nz(a)),
+    "relu": lambda a: Interval(max(a.lo, 0.0), max(a.hi, 0.0), a.lo > 0),
+    "sign": lambda a: Interval(-1.0 if a.lo < 0 else 0.0, 1.0 if a.hi > 0 else 0.0, _nz(a)),
+    "neg": lambda a: Interval(-a.hi, -a.lo, a.nonzero),
+    "recip": recip,
+    "tan": lambda a: ANY,
+}
 
 
 def from_attributes(attrs: Attributes) -> Interval:
@@ -119,34 +44,6 @@ def from_attributes(attrs: Attributes) -> Interval:
     hi = INF if attrs.upper is None else attrs.upper
     nonzero = (lo > 0 or hi < 0 or (lo == 0 and attrs.lower_strict) or (hi == 0 and attrs.upper_strict))
     return Interval(lo, hi, nonzero)
-
-
-def _log(a: Interval) -> Interval:
-    if a.hi <= 0:                   # log is defined nowhere on a (an assumption that empties the domain)
-        return ANY
-    return Interval(math.log(a.lo) if a.lo > 0 else -INF, math.log(a.hi) if a.hi < INF else INF,
-                    a.lo > 1 or a.hi < 1)
-
-
-_ELEMENTWISE = {
-    "exp": lambda a: Interval(math.exp(min(a.lo, 700.0)) if a.lo > -INF else 0.0,
-                              math.exp(a.hi) if a.hi < 700 else INF, True),
-    "log": _log,
-    "sin": lambda a: Interval(-1.0, 1.0), "cos": lambda a: Interval(-1.0, 1.0),
-    "tanh": lambda a: Interval(-1.0 if a.lo < 0 else 0.0, 1.0 if a.hi > 0 else 0.0, _nz(a)),
-    "arctan": lambda a: Interval(-math.pi / 2 if a.lo < 0 else 0.0, math.pi / 2 if a.hi > 0 else 0.0, _nz(a)),
-    "arcsin": lambda a: Interval(-math.pi / 2 if a.lo < 0 else 0.0, math.pi / 2 if a.hi > 0 else 0.0, _nz(a)),
-    "arccos": lambda a: Interval(0.0, math.pi),
-    "abs": lambda a: Interval(0.0 if a.lo <= 0 <= a.hi else min(abs(a.lo), abs(a.hi)),
-                              max(abs(a.lo), abs(a.hi)), _nz(a)),
-    "relu": lambda a: Interval(max(a.lo, 0.0), max(a.hi, 0.0), a.lo > 0),
-    "huber": lambda a: Interval(*(math.nextafter(v * v if v <= 1 else 2 * v - 1, to) for v, to in  # outward
-                                  zip(_ELEMENTWISE["abs"](a)[:2], (0.0, INF))), _nz(a)),
-    "sign": lambda a: Interval(-1.0 if a.lo < 0 else 0.0, 1.0 if a.hi > 0 else 0.0, _nz(a)),
-    "neg": lambda a: Interval(-a.hi, -a.lo, a.nonzero),
-    "recip": recip,
-    "tan": lambda a: ANY,
-}
 
 
 class Signs:
@@ -270,11 +167,11 @@ class Signs:
             others = [g for g in m.factors if g is not f]
             for b in parts:
                 if q == 1 and b.coef > 0 and canonical(others, k) == canonical(list(b.factors), k):
-                    return mul(point(m.coef), Interval(0.0, 1.0 / b.coef, _nz(self.monomial(b, k))))
+                    return mul(point(m.coef), Interval(0.0, recip(point(b.coef)).hi, _nz(self.monomial(b, k))))
             for b in sorted(parts, key=lambda b: -len(b.factors)):
                 left = _divide(others, b.factors, q)
                 if left is not None and b.coef > 0:
-                    share = Interval(0.0, b.coef ** -q, _nz(self.monomial(b, k)))   # (b / B)^q, > 0 where b is
+                    share = Interval(0.0, power(point(b.coef), -q).hi, _nz(self.monomial(b, k)))   # (b / B)^q, > 0 where b is
                     return mul(share, self.monomial(Monomial(m.coef, tuple(left)), k))
         return None
 

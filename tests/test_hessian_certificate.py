@@ -59,3 +59,87 @@ def test_axis_lengths_reads_integer_dimensions_only():
     lengths = axis_lengths(expr, {n: d.dims for n, d in problem.declarations.items()})
     present = tensorcalc.variables(expr)
     assert lengths == {present["x"].axes[0]: 4}
+
+
+# ---------------------------------------------------------------- outward rounding
+
+from fractions import Fraction  # noqa: E402
+
+from convexcheck import intervals as iv  # noqa: E402
+from convexcheck.signs import Signs  # noqa: E402
+
+
+def contains(interval, exact) -> bool:
+    return Fraction(interval.lo) <= exact <= Fraction(interval.hi)
+
+
+def test_underflowing_negative_product_keeps_a_negative_lower_end():
+    r = iv.mul(iv.point(-1e-200), iv.point(1e-200))
+    assert r.lo < 0.0 and not r.nonneg
+    assert r.hi == 0.0
+    s = iv.mul(iv.point(1e-200), iv.point(1e-200))        # positive: 0.0 is a lower bound
+    assert s.nonneg and s.hi > 0.0
+
+
+def test_sums_and_products_are_exact_where_the_float_is():
+    assert iv.add(iv.point(1.0), iv.mul(iv.point(-0.25), iv.point(4.0))) == iv.Interval(0.0, 0.0, False)
+    r = iv.add(iv.point(0.1), iv.point(0.2))               # 0.1 + 0.2 rounds
+    assert r.lo < r.hi and contains(r, Fraction(0.1) + Fraction(0.2))
+    big = iv.add(iv.point(1e308), iv.point(1e308))         # overflow: a finite lower end
+    assert big.lo == 1.7976931348623157e308 and big.hi == math.inf
+
+
+@pytest.mark.parametrize("x, y", [(0.1, 0.7), (1 / 3, 3.0), (-1e-170, 3e-170), (7.0, -1e-320), (1e200, 1e200)])
+def test_products_contain_the_exact_product(x, y):
+    r = iv.mul(iv.point(x), iv.point(y))
+    if math.isinf(r.hi):                                    # overflow: above the largest float
+        assert r.lo == 1.7976931348623157e308
+    else:
+        assert contains(r, Fraction(x) * Fraction(y))
+    assert r.lo <= r.hi
+
+
+@pytest.mark.parametrize("x", [3.0, 0.1, 1e-310, 7e307, -3.0])
+def test_reciprocals_contain_the_exact_reciprocal(x):
+    r = iv.recip(iv.point(x))
+    if math.isfinite(r.lo) and math.isfinite(r.hi):
+        assert contains(r, 1 / Fraction(x))
+    assert (r.nonneg and r.nonzero) if x > 0 else (r.nonpos and r.nonzero)
+
+
+@pytest.mark.parametrize("x, p", [(0.1, 3), (1.1, 2), (-0.3, 5), (3.0, -2)])
+def test_integer_powers_contain_the_exact_power(x, p):
+    assert contains(iv.power(iv.point(x), p), Fraction(x) ** p)
+
+
+def test_elementary_functions_round_outward_and_keep_exact_signs():
+    e = iv.exp(iv.Interval(-800.0, -745.0))                 # exp underflows to 0.0: still > 0
+    assert e.nonneg and e.nonzero and e.hi > 0.0
+    one = iv.exp(iv.point(1.0))
+    assert one.lo < math.e < one.hi
+    assert iv.log(iv.Interval(1.0, 5.0)).nonneg             # log >= 0 from 1 on, exactly
+    assert iv.log(iv.Interval(0.5, 1.0)).nonpos
+    third = iv.log(iv.point(3.0))
+    assert third.lo < math.log(3.0) < third.hi
+    assert iv.HALF_PI > math.pi / 2 and Fraction(iv.HALF_PI) > Fraction(math.pi) / 2
+    assert iv.power(iv.Interval(-2.0, 3.0), 4).nonneg       # an even power stays >= 0
+
+
+def test_polynomial_sign_survives_rounding():
+    """1e16 - 1 - 1e16 is 0.0 in floats but -1 exactly: no sign may be claimed; 1 - 0.25 * 4
+    (exact) stays >= 0; 0.1 + 0.2 - 0.3 contains its exact value."""
+    from convexcheck.polynomial import Monomial
+    signs = Signs({})
+
+    def poly(*coefs):
+        return signs.polynomial([Monomial(c, ()) for c in coefs], 0)
+    assert poly(1.0, -0.25 * 4).nonneg
+    cancelled = poly(1e16, -1.0, -1e16)
+    assert cancelled.lo <= -1.0 and not cancelled.nonneg
+    assert contains(poly(0.1, 0.2, -0.3), Fraction(0.1) + Fraction(0.2) - Fraction(0.3))
+
+
+def test_collected_coefficients_keep_the_sign_of_the_exact_sum():
+    from convexcheck.polynomial import Monomial, collect
+    assert collect([Monomial(c, ()) for c in (1e16, -1.0, -1e16)]) == [Monomial(-1.0, ())]
+    assert collect([Monomial(c, ()) for c in (0.5, -0.25, -0.25)]) == []
