@@ -32,6 +32,8 @@ _ELEMENTWISE = {
     "abs": lambda a: Interval(0.0 if a.lo <= 0 <= a.hi else min(abs(a.lo), abs(a.hi)),
                               max(abs(a.lo), abs(a.hi)), _nz(a)),
     "relu": lambda a: Interval(max(a.lo, 0.0), max(a.hi, 0.0), a.lo > 0),
+    "huber": lambda a: Interval(*(math.nextafter(v * v if v <= 1 else 2 * v - 1, to) for v, to in  # one ulp out
+                                  zip(_ELEMENTWISE["abs"](a)[:2], (0.0, INF))), _nz(a)),
     "sign": lambda a: Interval(-1.0 if a.lo < 0 else 0.0, 1.0 if a.hi > 0 else 0.0, _nz(a)),
     "neg": lambda a: Interval(-a.hi, -a.lo, a.nonzero),
     "recip": recip,

@@ -36,7 +36,7 @@ ELEMENTWISE_CODE = {
     "sin": "xp.sin({})", "cos": "xp.cos({})", "tan": "xp.tan({})", "arcsin": "xp.arcsin({})",
     "arccos": "xp.arccos({})", "arctan": "xp.arctan({})", "tanh": "xp.tanh({})", "exp": "xp.exp({})",
     "log": "xp.log({})", "sign": "xp.sign({})", "relu": "xp.maximum({}, 0.0)", "abs": "xp.abs({})",
-    "neg": "(-{})", "recip": "(1.0 / {})",
+    "huber": "_huber(xp, {})", "neg": "(-{})", "recip": "(1.0 / {})",
 }
 
 
@@ -319,7 +319,7 @@ class Compiled:
         self.source = emit(self.plan)
         namespace = {"_delta": runtime.delta, "_special": runtime.special, "_out": runtime.out,
                      "_embed": runtime.embed, "_weigh": runtime.weigh, "_gram": runtime.gram,
-                     "_gather": affine.take}
+                     "_huber": runtime.huber, "_gather": affine.take}
         exec(builtins.compile(self.source, "<tensorcalc.compiled>", "exec"), namespace)  # noqa: S102 - source from the plan only
         self._fn = namespace["compiled"]
         self._contractions = [runtime.Contraction(eq) for eq in self.plan.contractions]

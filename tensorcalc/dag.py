@@ -22,7 +22,7 @@ from typing import Iterable, NamedTuple
 from .errors import TensorCalcError
 
 ELEMENTWISE = ("sin", "cos", "tan", "arcsin", "arccos", "arctan", "tanh", "exp", "log",
-               "sign", "relu", "abs", "neg", "recip")
+               "sign", "relu", "abs", "huber", "neg", "recip")
 SPECIAL = ("det", "inv", "adj")
 LETTERS = "ijklmnopqrstuvwxyzabcdefghABCDEFGHIJKLMNOPQRSTUVWXYZ"  # index alphabet, in order of use
 MAX_ORDER = 32

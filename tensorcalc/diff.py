@@ -186,6 +186,17 @@ def _arcsin_prime(x: Expr) -> Expr:
     return dag.recip(dag.power(dag.sub(dag.const_like(1, x), _square(x)), dag.const(0.5)))
 
 
+def _huber_prime(x: Expr) -> Expr:
+    """huber'(x) = 2 clip(x, -1, 1), written 2 (x .* r + sign(x) .* (1 - r)) with the indicator
+    r = relu(sign(1 - |x|)) of |x| < 1: exact for every x (a difference such as
+    x - sign(x) relu(|x| - 1) cancels to 0 for |x| > 1e16), and its own derivative is 2 r,
+    2 on |x| < 1 (also at 0), 0 elsewhere, and in [0, 2] to interval arithmetic."""
+    one = dag.const_like(1, x)
+    r = dag.elementwise("relu", dag.elementwise("sign", dag.sub(one, dag.elementwise("abs", x))))
+    clip = dag.add(dag.hadamard(x, r), dag.hadamard(dag.elementwise("sign", x), dag.sub(one, r)))
+    return dag.scale(dag.const(2.0), clip)
+
+
 ELEMENTWISE_DERIVATIVES = {  # f'(x) for the element-wise functions (table 4.1)
     "sin": lambda x: dag.elementwise("cos", x),
     "cos": lambda x: dag.neg(dag.elementwise("sin", x)),
@@ -199,6 +210,7 @@ ELEMENTWISE_DERIVATIVES = {  # f'(x) for the element-wise functions (table 4.1)
     "sign": lambda x: dag.const_like(0, x),
     "relu": lambda x: dag.elementwise("relu", dag.elementwise("sign", x)),
     "abs": lambda x: dag.elementwise("sign", x),
+    "huber": _huber_prime,
     "neg": lambda x: dag.const_like(-1, x),
     "recip": lambda x: dag.neg(dag.recip(_square(x))),
 }

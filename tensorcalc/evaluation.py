@@ -21,9 +21,18 @@ MAX_ENTRIES = 2**29  # entries of one intermediate tensor (4 GiB of float64)
 ELEMENTWISE_FUNCTIONS = {
     "sin": np.sin, "cos": np.cos, "tan": np.tan, "arcsin": np.arcsin, "arccos": np.arccos,
     "arctan": np.arctan, "tanh": np.tanh, "exp": np.exp, "log": np.log, "sign": np.sign,
-    "relu": lambda x: np.maximum(x, 0.0), "abs": np.abs, "neg": np.negative,
-    "recip": lambda x: 1.0 / x,
+    "relu": lambda x: np.maximum(x, 0.0), "abs": np.abs, "huber": lambda x: huber(np, x),
+    "neg": np.negative, "recip": lambda x: 1.0 / x,
 }
+
+
+def huber(xp, x):
+    """x^2 where |x| <= 1, 2|x| - 1 elsewhere (CVXPY's huber with M = 1), in the array
+    module xp (also used by compiled code). Computed as m (2|x| - m) with m = min(|x|, 1):
+    exactly x * x inside, and large |x| are never squared, so they cannot overflow early."""
+    a = xp.abs(x)
+    m = xp.minimum(a, 1.0)
+    return m * (2.0 * a - m)
 
 
 def adjugate(a: np.ndarray) -> np.ndarray:

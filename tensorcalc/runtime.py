@@ -11,7 +11,7 @@ from typing import Any, Mapping
 import numpy as np
 import opt_einsum
 
-from .evaluation import SPECIAL_FUNCTIONS, delta_tensor as delta  # noqa: F401 - called by generated code
+from .evaluation import SPECIAL_FUNCTIONS, delta_tensor as delta, huber  # noqa: F401 - called by generated code
 
 
 def array_module(values: Mapping[str, Any]):
