@@ -61,9 +61,10 @@ def _symmetric_direction(node: Expr, attributes) -> bool:
 
 
 def _diagonal(d1: Factor, d2: Factor, rest: list[Factor], coef: float) -> Half | None:
-    """sum_F w(F) d_a(F) d_b(F): every letter is on both directions."""
+    """sum_F w(F) d_a(F) d_b(F): the directions are on the same letters F; other letters
+    are summed in the weight w(F)."""
     letters = set(d1.letters)
-    if set(d2.letters) != letters or not all(set(f.letters) <= letters for f in rest):
+    if set(d2.letters) != letters:
         return None
     order = {c: k for k, c in enumerate(dict.fromkeys(d1.letters))}
     ka = (d1.node, tuple(order[c] for c in d1.letters))
@@ -74,8 +75,11 @@ def _diagonal(d1: Factor, d2: Factor, rest: list[Factor], coef: float) -> Half |
 
 
 def _renamed(coef: float, factors: list[Factor], order: dict) -> Monomial:
+    """The weight on F letters 0..f-1 (`order`); its other letters are summed (numbered after)."""
     f = len(order)
-    return Monomial(coef, canonical([Factor(g.node, tuple(order[c] for c in g.letters), g.power)
+    inner: dict = {}
+    name = (lambda c: order[c] if c in order else inner.setdefault(c, f + len(inner)))
+    return Monomial(coef, canonical([Factor(g.node, tuple(name(c) for c in g.letters), g.power)
                                      for g in factors], f))
 
 
@@ -129,7 +133,6 @@ def _half(coef, d1, found, attributes) -> Half | None:
     side = _sides(d1, sigma, partner, rest)
     if side is None:
         return None
-    fixed = [c for c in dict.fromkeys(c for f in [d1, *rest] for c in f.letters) if sigma.get(c, c) == c]
     half, kernel, weight, sign = [d1], [], [], 1
     for i, f in enumerate(rest):
         if all(sigma.get(c, c) == c for c in f.letters):
@@ -143,6 +146,9 @@ def _half(coef, d1, found, attributes) -> Half | None:
                 return None
             sign *= s
             kernel.append(f)
+    # F: the fixed letters u or K reads; fixed letters only the weight reads are summed in it
+    fixed = [c for c in dict.fromkeys(c for f in [*half, *kernel, *rest] for c in f.letters)
+             if sigma.get(c, c) == c and any(c in f.letters for f in [*half, *kernel])]
     order = {c: k for k, c in enumerate(fixed)}
     key_factors = [Factor(f.node, tuple(order.get(c, c) for c in f.letters), f.power) for f in half]
     key_factors += [Factor(f.node, tuple(order.get(c, c) if side.get(c) != "R" else ("R", sigma[c])

@@ -22,7 +22,10 @@ from .intervals import (ANY, HALF_PI, INF, NONNEG, PI, POSITIVE, Interval, add, 
                         point, power, recip, scale)
 from .intervals import excludes_zero as _nz
 from .model import Attributes
-from .polynomial import Expander, Factor, Monomial, TooLarge, canonical, collect, is_ones, multiply
+from .polynomial import Expander, Factor, Monomial, TooLarge, canonical, close_sums, collect, is_ones, multiply
+
+MAX_OPEN = 512                  # monomials a polynomial's opened sums may reach
+MAX_OPEN_POWER = 8              # a sum is opened to at most this power
 
 _ELEMENTWISE = {
     "exp": exp, "log": log,
@@ -116,7 +119,15 @@ class Signs:
     def monomial(self, m: Monomial, k: int) -> Interval:
         """coef times its factors, summed over the summed letters: N terms in one interval
         sum to N times it, with N the product of the summed axes' lengths (known ones
-        exactly; an axis of unknown length counts any N >= 1)."""
+        exactly; an axis of unknown length counts any N >= 1). Where taking sums inside
+        atoms merges factors (w[a] w[b] S^2 = S^4), that reading is met with this one."""
+        iv = self._summed(m, k)
+        closed = close_sums(m, k)
+        if len(closed.factors) < len(m.factors):
+            iv = meet(iv, self._summed(closed, k))
+        return iv
+
+    def _summed(self, m: Monomial, k: int) -> Interval:
         iv = point(m.coef)
         for f in m.factors:
             iv = mul(iv, self.factor(f))
@@ -178,25 +189,29 @@ class Signs:
         return None
 
     def _open_sums(self, monomials: list[Monomial], k: int) -> list[Monomial] | None:
-        """Sums raised to a positive whole power written out (S^1 - x^2 with S = x^2 + 1 is 1)."""
+        """Sums raised to a positive whole power written out (S^1 - x^2 with S = x^2 + 1 is 1).
+        The work is bounded before any product is formed: at most MAX_OPEN monomials, each
+        sum opened at most MAX_OPEN_POWER times (a power of 3000 is left whole)."""
         out, opened = [], False
         for m in monomials:
             terms = [Monomial(m.coef, ())]
             for f in m.factors:
                 if isinstance(f.node, (Sum, Product)) and f.power >= 1 and float(f.power).is_integer() \
                         and all(c < k for c in f.letters):
+                    if f.power > MAX_OPEN_POWER:
+                        return None
                     opened = True
                     try:
                         inner = [_on_letters(b, f.letters) for b in self.expander.expand(f.node)]
                     except TooLarge:
+                        return None
+                    if len(terms) * len(inner) ** int(f.power) + len(out) > MAX_OPEN:
                         return None
                     for _ in range(int(f.power)):
                         terms = [multiply(t, b, k) for t in terms for b in inner]
                 else:
                     terms = [multiply(t, Monomial(1.0, (f,)), k) for t in terms]
             out.extend(terms)
-            if len(out) > 512:
-                return None
         return collect(out) if opened else None
 
 

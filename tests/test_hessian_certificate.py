@@ -143,3 +143,31 @@ def test_collected_coefficients_keep_the_sign_of_the_exact_sum():
     from convexcheck.polynomial import Monomial, collect
     assert collect([Monomial(c, ()) for c in (1e16, -1.0, -1e16)]) == [Monomial(-1.0, ())]
     assert collect([Monomial(c, ()) for c in (0.5, -0.25, -0.25)]) == []
+
+
+# ---------------------------------------------------------------- scale and even powers
+
+@pytest.mark.parametrize("p", [4, 6, 3000])
+def test_even_powers_of_affine_functions_with_unknown_sign_parameters(p):
+    import time
+    start = time.perf_counter()
+    cert = certificate(f"parameter w[n]\nvariable x\nminimize (x * sum(w))^{p}")
+    assert time.perf_counter() - start < 5.0
+    assert cert.convex and not cert.concave, cert
+
+
+@pytest.mark.parametrize("p", [3, 3001])
+def test_odd_powers_of_affine_functions_are_not_proven(p):
+    import time
+    start = time.perf_counter()
+    cert = certificate(f"parameter w[n]\nvariable x\nminimize (x * sum(w))^{p}")
+    assert time.perf_counter() - start < 5.0
+    assert not cert.convex and not cert.concave, cert
+
+
+def test_powers_of_large_sums_are_not_opened():
+    """(1 + sum(exp(x)))^3000 - ...: the bound is checked before any product is formed."""
+    import time
+    start = time.perf_counter()
+    certificate("variable x[n]\nparameter c\nminimize (c + sum(exp(x)))^3000")
+    assert time.perf_counter() - start < 5.0
