@@ -104,7 +104,7 @@ class Node:
     @property
     def affine(self) -> bool:
         """Affine in the variables as written: variables and affine maps only."""
-        return all(ATOMS[n.atom].kind in ("leaf", "affine", "combine") for n in self.walk())
+        return all(n.atom in ATOMS and ATOMS[n.atom].kind in ("leaf", "affine", "combine") for n in self.walk())
 
 
 class Data:
@@ -554,6 +554,7 @@ class Case:
 
     node: Node = field(repr=False)
     params: dict = field(repr=False)
+    curvature: str | None = None      # the curvature built (tests/dcp_nested.py); None: drawn freely
 
     @property
     def expr_text(self) -> str:

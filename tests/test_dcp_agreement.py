@@ -1,20 +1,24 @@
-"""convexcheck against CVXPY's DCP rules, on random smooth expressions rendered both ways
-(tests/dcp_atoms.py: one atom table, the same function as problem text and as CVXPY).
+"""convexcheck against CVXPY's DCP rules, on random expressions rendered both ways by two
+generators: tests/dcp_atoms.py (one table of smooth atoms composed freely) and
+tests/dcp_nested.py (nested compositions, non-smooth atoms included, DCP-valid by construction).
 
-Curvature is compared with `expr.is_convex()` / `expr.is_concave()`. The properties:
+Curvature is compared with `expr.is_convex()` / `expr.is_concave()`. The properties, on both
+generators unless said:
   - soundness: what DCP proves, convexcheck never disproves;
   - a convexcheck proof never meets DCP's opposite curvature (unless the function is affine),
     and survives a fresh look: second differences of the CVXPY expression at random points;
   - a convexcheck witness verifies through CVXPY's value at its point;
-  - coverage: what DCP proves, convexcheck proves too, except for the patterns of
-    KNOWN_GAPS (each with its reason and the atoms it concerns);
+  - coverage (atoms generator): what DCP proves, convexcheck proves too, except for the
+    patterns of KNOWN_GAPS (each with its reason and the atoms it concerns); nested
+    generator: at least 99% of DCP's sides on a fixed sample (xfail until the composition
+    engine lands; benchmarks/dcp_agreement.py measures it);
   - the two renderings are the same function;
   - explicit functions DCP rejects as written and convexcheck proves, and non-smooth atoms
-    (out of the generator's scope) with what is expected of them.
+    with what is expected of them.
 
-The default run takes a few hundred examples (`examples(n)` of conftest: 20 times more
-under HYPOTHESIS_PROFILE=slow); `-m slow` runs `test_agreement_many`, every property at
-once on 3000 examples.
+The default run takes about 300 examples in all (`examples(n)` of conftest: 20 times more
+under HYPOTHESIS_PROFILE=slow); `-m slow` runs every property at once on 3000 atoms and
+2000 nested examples.
 """
 from __future__ import annotations
 
@@ -24,7 +28,10 @@ import cvxpy as cp
 import numpy as np
 import pytest
 from conftest import examples
-from dcp_atoms import ATOMS, KINDS, NONLINEAR, VARIABLES, Case, cases, compare, evaluate, sample_point
+from dcp_atoms import (ATOMS, KINDS, NONLINEAR, VARIABLES, Case, cases, compare, evaluate, sample_point,
+                       second_difference)
+from dcp_nested import cases as nested_cases
+from dcp_nested import random_cases as nested_random_cases
 from hypothesis import HealthCheck, given, settings
 
 import convexcheck
@@ -163,51 +170,39 @@ def _describe(outcome, kind) -> str:
 
 # ----------------------------------------------------------------------------- properties
 
-@settings(FAST, max_examples=examples(120))
-@given(cases())
-def test_dcp_curvature_is_never_disproved(case):
-    """Soundness: a curvature DCP proves is never 'disproved' by convexcheck."""
-    outcome = compare(case, samples=SAMPLES, points=0)
+def _check_sound(outcome) -> None:
+    """Soundness, on either generator: a curvature DCP proves is never 'disproved'; a
+    witness shows its curvature in CVXPY's values (f(p + h d) - 2 f(p) + f(p - h d) at its
+    point, direction and step); a proof survives second differences of the CVXPY expression
+    at random domain points and never meets DCP's opposite curvature unless the function is
+    affine (t^2/t, which CVXPY does not see as affine: then both sides must be proven)."""
     for kind in KINDS:
+        status, other = outcome.status[kind], KINDS[1 - KINDS.index(kind)]
         if outcome.dcp[kind]:
-            assert outcome.status[kind] != "disproved", _describe(outcome, kind) + \
+            assert status != "disproved", _describe(outcome, kind) + \
                 f"\nwitness check: {outcome.witness_error.get(kind)}"
-
-
-@settings(FAST, max_examples=examples(120))
-@given(cases())
-def test_proofs_agree_with_dcp_and_with_second_differences(case):
-    """A 'proven' side never meets DCP's opposite curvature (unless affine), and second
-    differences of the CVXPY expression at random domain points have its sign."""
-    outcome = compare(case, samples=SAMPLES, points=4)
-    for kind in KINDS:
-        if outcome.status[kind] != "proven":
-            continue
-        assert outcome.proof_error.get(kind) is None, _describe(outcome, kind) + "\n" + outcome.proof_error[kind]
-        other = KINDS[1 - KINDS.index(kind)]
-        if outcome.dcp[other] and not outcome.dcp[kind] and not outcome.affine:
-            # both hold only for an affine function CVXPY does not see as one (t^2/t): then
-            # convexcheck must have proven both sides, each checked numerically above
-            assert outcome.status[other] == "proven", _describe(outcome, kind)
-
-
-@settings(FAST, max_examples=examples(120))
-@given(cases())
-def test_witnesses_verify_through_cvxpy(case):
-    """A 'disproved' side's witness shows the claimed curvature in CVXPY's values:
-    f(p + h d) - 2 f(p) + f(p - h d) at the witness point, direction and step."""
-    outcome = compare(case, samples=SAMPLES, points=0)
-    for kind in KINDS:
-        if outcome.status[kind] == "disproved":
+        if status == "disproved":
             assert outcome.witness_error[kind] is None, _describe(outcome, kind) + "\n" + outcome.witness_error[kind]
+        if status == "proven":
+            assert outcome.proof_error.get(kind) is None, _describe(outcome, kind) + "\n" + outcome.proof_error[kind]
+            if outcome.dcp[other] and not outcome.dcp[kind] and not outcome.affine:
+                assert outcome.status[other] == "proven", _describe(outcome, kind)
 
 
-@settings(FAST, max_examples=examples(120))
+def _check_dcp_built(case) -> None:
+    """A nested case is DCP-valid by construction, with the curvature it was built to have."""
+    expr, _ = case.cvxpy()
+    assert expr.is_dcp() and (expr.is_convex() if case.curvature == "convex" else expr.is_concave()), case.text
+
+
+@settings(FAST, max_examples=examples(100))
 @given(cases())
-def test_what_dcp_proves_convexcheck_proves(case):
-    """Coverage: every curvature DCP proves (all generated atoms are twice differentiable
-    on their domains), convexcheck proves too, except for the KNOWN_GAPS patterns."""
-    outcome = compare(case, samples=SAMPLES, points=0)
+def test_atoms_generator_agrees_with_dcp(case):
+    """Soundness (`_check_sound`), and coverage: every curvature DCP proves (all atoms of
+    this generator are twice differentiable on their domains), convexcheck proves too,
+    except for the KNOWN_GAPS patterns."""
+    outcome = compare(case, samples=SAMPLES, points=4)
+    _check_sound(outcome)
     for kind in KINDS:
         if outcome.dcp[kind] and outcome.status[kind] != "proven":
             assert known_gap(case, kind), "DCP proves it, convexcheck does not, and no known gap explains it:" + \
@@ -215,11 +210,30 @@ def test_what_dcp_proves_convexcheck_proves(case):
 
 
 @settings(FAST, max_examples=examples(100))
-@given(cases())
-def test_the_two_renderings_are_the_same_function(case):
+@given(nested_cases())
+def test_nested_generator_is_dcp_and_never_contradicted(case):
+    """Nested compositions (tests/dcp_nested.py): DCP-valid as built, and `_check_sound`."""
+    _check_dcp_built(case)
+    _check_sound(compare(case, samples=SAMPLES, points=4))
+
+
+NEEDS_COMPOSITION = pytest.mark.xfail(strict=False, reason="needs the composition engine (issue 13)")
+
+
+@NEEDS_COMPOSITION
+def test_nested_generator_coverage_reaches_the_target():
+    """Issue 13's target on a fixed sample: convexcheck proves >= 99% of the sides DCP
+    proves (benchmarks/dcp_agreement.py --generator nested measures it on 2000)."""
+    outcomes = [compare(case, samples=SAMPLES, points=0) for case in nested_random_cases(60, seed=3)]
+    sides = [(o, k) for o in outcomes for k in KINDS if o.dcp[k]]
+    missed = [_describe(o, k) for o, k in sides if o.status[k] != "proven"]
+    assert len(missed) <= 0.01 * len(sides), f"{len(missed)} of {len(sides)} sides not proven:" + "".join(missed[:5])
+
+
+def _same_function(case) -> None:
     """tensorcalc's value of the text equals CVXPY's value, at points of the declared domain
-    where both are finite (CVXPY's logistic does not overflow where log(1 + exp(z)) does,
-    also where that overflow is divided by and reads as 0)."""
+    where both are finite (CVXPY's logistic and log_sum_exp do not overflow where
+    log(1 + exp(z)) and log(sum(exp(z))) do, also where that overflow is divided by and reads as 0)."""
     expr, variables = case.cvxpy()
     problem = convexcheck.load_problem(case.text)
     rng = np.random.default_rng(0)
@@ -239,18 +253,43 @@ def test_the_two_renderings_are_the_same_function(case):
             assert "exp(" in case.expr_text, (case.text, point, ours, theirs)   # an overflow of exp
 
 
+@settings(FAST, max_examples=examples(50))
+@given(cases())
+def test_the_two_renderings_are_the_same_function(case):
+    _same_function(case)
+
+
+@settings(FAST, max_examples=examples(50))
+@given(nested_cases())
+def test_the_two_nested_renderings_are_the_same_function(case):
+    _same_function(case)
+
+
+SLOW = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
 @pytest.mark.slow
-@settings(max_examples=3000, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(SLOW, max_examples=3000)
 @given(cases())
 def test_agreement_many(case):
-    """All properties at once, thousands of times (`-m slow`)."""
+    """All properties at once, thousands of times (`-m slow`; 3000 here and 2000 nested)."""
     outcome = compare(case, samples=SAMPLES, points=4)
+    _check_sound(outcome)
     for kind in KINDS:
-        assert outcome.category(kind) != "contradiction", _describe(outcome, kind) + \
-            f"\n{outcome.witness_error.get(kind)} {outcome.proof_error.get(kind)}"
+        assert outcome.category(kind) != "contradiction", _describe(outcome, kind)
         if outcome.dcp[kind] and outcome.status[kind] != "proven":
             assert known_gap(case, kind), _describe(outcome, kind)
+
+
+@pytest.mark.slow
+@settings(SLOW, max_examples=2000)
+@given(nested_cases())
+def test_nested_agreement_many(case):
+    _check_dcp_built(case)
+    outcome = compare(case, samples=SAMPLES, points=4)
+    _check_sound(outcome)
+    for kind in KINDS:
+        assert outcome.category(kind) != "contradiction", _describe(outcome, kind)
 
 
 def test_known_gaps_name_atoms_of_the_table():
@@ -308,12 +347,20 @@ A_DATA, B_DATA = np.arange(9.0).reshape(3, 3) - 4, np.array([1.0, -2.0, 0.5])
 
 
 @pytest.mark.parametrize("text, build, shapes", NON_SMOOTH)
-def test_non_smooth_atoms_are_not_proven_from_the_hessian(text, build, shapes):
+def test_non_smooth_atoms_are_never_proven_wrong(text, build, shapes):
     """CVXPY proves these convex; their Hessian is zero wherever it exists, so a Hessian
-    rule would call them affine. Expected of convexcheck: no proof of either side (the
-    kink withdraws it) and no 'disproved' of the convexity DCP proves."""
-    expr, _ = _cvx(build, shapes)
+    rule alone would call them affine. Expected of convexcheck: no proof of concavity, no
+    'disproved' of the convexity DCP proves, and a proof of convexity (by composition)
+    only if second differences of the CVXPY expression agree."""
+    expr, variables = _cvx(build, shapes)
     assert expr.is_convex() and not expr.is_concave()
     data = {"A": A_DATA, "b": B_DATA} if "parameter" in text else None
     part = convexcheck.analyze(text, samples=SAMPLES, data=data).objective
-    assert part.convex.status == "unknown" and part.concave.status != "proven"
+    assert part.convex.status != "disproved" and part.concave.status != "proven"
+    if part.convex.status == "proven":
+        rng = np.random.default_rng(0)
+        for _ in range(20):
+            point = {n: rng.standard_normal(s) for n, (s, _) in shapes.items()}
+            direction = {n: rng.standard_normal(s) for n, (s, _) in shapes.items()}
+            d2, size = second_difference(expr, variables, point, direction, 1.0)
+            assert d2 >= -1e-9 * size, (text, point, direction, d2)
