@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import collections
 import datetime
+import os
 import pathlib
 import platform
 import subprocess
@@ -164,7 +165,10 @@ def section(generator: str, outcomes, seconds, total: float) -> tuple[list[str],
 
 
 def commit() -> str:
-    """The commit measured, '-dirty' when the working tree differs from it."""
+    """The commit measured, '-dirty' when the working tree differs from it (in an exported
+    tree, not a checkout: $CONVEXCHECK_COMMIT)."""
+    if os.environ.get("CONVEXCHECK_COMMIT"):
+        return os.environ["CONVEXCHECK_COMMIT"] + " (exported tree)"
     try:
         return subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=10"], cwd=ROOT,
                               capture_output=True, text=True, check=True).stdout.strip()
