@@ -15,14 +15,16 @@ import numpy as np
 
 import tensorcalc as tc
 
-from .certificate import Certificate, certify
+from .certificate import Certificate, axis_lengths
+from .compose import classify
 from .model import Attributes, Part, Problem
 from .problem import load_problem
 from .report import PartReport, Report, Side
-from .sampling import search
+from .sampling import GUARD_TOLERANCE, KINDS, search
 from .values import satisfies
 
 MAX_ASSUMPTIONS = 8
+GUARD_SAMPLES = 5        # points sampled for a part whose both sides are proven (the guard's check)
 
 
 def analyze(problem: Problem | str | os.PathLike, samples: int = 20, seed: int = 0,
@@ -105,16 +107,41 @@ def _attributes(problem: Problem) -> dict[str, Attributes]:
 
 
 def _part(problem: Problem, part: Part, names: list[str], run: dict) -> PartReport:
-    present = tc.variables(part.expr)
-    cert = certify(part.expr, [present[n] for n in names], _attributes(problem)) if names else \
+    cert = _certificate(problem, part, names, _attributes(problem)) if names else \
         Certificate(True, True, ["no variable occurs: constant"])
     conditions = _conditions(problem, part, names, cert) if names else []
     want = tuple(side for side, done in (("convex", cert.convex), ("concave", cert.concave)) if not done)
-    evidence = search(part.expr, problem, names, samples=run["samples"], seed=run["seed"],
+    samples = run["samples"] if want else min(run["samples"], GUARD_SAMPLES)
+    evidence = search(part.expr, problem, names, samples=samples, seed=run["seed"],
                       sizes=run["sizes"], want=want, progress=run["progress"],
-                      fixed=run["fixed"]) if want and names else None
-    return PartReport(part, names, _side("convex", cert, evidence, conditions),
-                      _side("concave", cert, evidence, conditions), cert, evidence)
+                      fixed=run["fixed"], guard=GUARD_SAMPLES if len(want) < 2 else 0) if names and samples else None
+    inconsistencies = _guard(cert, evidence)
+    sides = [_side(kind, cert, None if kind in inconsistencies else evidence, conditions) for kind in KINDS]
+    return PartReport(part, names, *sides, cert, evidence, list(inconsistencies.values()))
+
+
+def _certificate(problem: Problem, part: Part, names: list[str], attributes) -> Certificate:
+    present = tc.variables(part.expr)
+    dims = {n: d.dims for n, d in problem.declarations.items()}
+    return classify(part.expr, [present[n] for n in names], attributes, axis_lengths(part.expr, dims))
+
+
+def _guard(cert: Certificate, evidence) -> dict[str, str]:
+    """Withdraw every proof that the sampled curvature or a verified second difference
+    contradicts (an internal inconsistency: a bug to report, never a verdict to trust)."""
+    if evidence is None or not evidence.samples:
+        return {}
+    scale = max(abs(evidence.min_curvature), abs(evidence.max_curvature), 1e-300)
+    found = {}
+    for kind, curvature, witness in (("convex", evidence.min_curvature, evidence.convex_witness),
+                                     ("concave", -evidence.max_curvature, evidence.concave_witness)):
+        if getattr(cert, kind) and (witness is not None or curvature < -GUARD_TOLERANCE * scale):
+            setattr(cert, kind, False)
+            found[kind] = (f"internal inconsistency: the {kind} proof is contradicted by sampling (curvature "
+                           f"{evidence.min_curvature:.3g} .. {evidence.max_curvature:.3g}"
+                           f"{', a verified witness' if witness is not None else ''}); proof withdrawn")
+    cert.failures[:0] = list(found.values())
+    return found
 
 
 def _side(kind: str, cert: Certificate, evidence, conditions) -> Side:
@@ -136,7 +163,7 @@ def _conditions(problem: Problem, part: Part, names: list[str], cert: Certificat
     for name, extra, text in _assumptions(problem, present)[:MAX_ASSUMPTIONS]:
         attrs = _attributes(problem)
         attrs[name] = extra
-        trial = certify(part.expr, [present[n] for n in names], attrs)
+        trial = _certificate(problem, part, names, attrs)
         for kind in ("convex", "concave"):
             if getattr(trial, kind) and not getattr(cert, kind):
                 found.append((kind, f"{kind} if {name} is {text}"))

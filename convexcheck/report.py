@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from .model import Part, Problem
 
 VERDICTS = ("proven", "disproved", "unknown")
+WIDTH = 100
 
 
 @dataclass
@@ -28,6 +32,7 @@ class PartReport:
     concave: Side
     certificate: object = None
     evidence: object = None
+    inconsistencies: list[str] = field(default_factory=list)
 
     def satisfies(self) -> str:
         """Whether the part is what a convex problem needs: 'yes', 'no' or 'unknown'."""
@@ -49,7 +54,8 @@ class PartReport:
                              if s.witness is not None},
                "proof": {k: s.proof for k, s in (("convex", self.convex), ("concave", self.concave)) if s.proof},
                "conditions": self.convex.conditions + self.concave.conditions,
-               "failures": list(dict.fromkeys(self.convex.failures + self.concave.failures))}
+               "failures": list(dict.fromkeys(self.convex.failures + self.concave.failures)),
+               "internal_inconsistencies": list(self.inconsistencies)}
         if self.evidence is not None:
             out["evidence"] = {"samples": self.evidence.samples, "skipped": self.evidence.skipped,
                                "min_curvature": _num(self.evidence.min_curvature),
@@ -86,38 +92,53 @@ class Report:
                               for n, p in self.variables.items()},
                 "settings": self.settings}
 
-    def to_text(self) -> str:
-        rows = [(p.part.label + (f" ({', '.join(p.variables)})" if p.variables else ""),
-                 p.convex.status, p.concave.status, _how(p))
-                for p in (self.objective, *self.constraints)]
-        rows += [(f"objective in {n} alone", p.convex.status, p.concave.status, _how(p))
-                 for n, p in self.variables.items()]
-        widths = [max(len(r[k]) for r in rows + [("part", "convex", "concave", "")]) for k in range(3)]
+    def to_text(self, width: int = WIDTH) -> str:
+        """The verdicts as a table, each part followed by how it was decided (the proof's
+        rule chain in words, conditions, witnesses, sampling evidence), within `width`
+        columns. A variable's own row is left out when it is the only variable."""
+        parts = [(p.part.label + (f" ({', '.join(p.variables)})" if p.variables else ""), p)
+                 for p in (self.objective, *self.constraints)]
+        parts += [(f"objective in {n} alone", p) for n, p in self.variables.items() if p is not self.objective]
+        w = max(len(label) for label, _ in parts + [("part", None)])
         lines = [f"problem: {self.verdict}  ({self.problem.sense}"
-                 f"{', ' + str(len(self.constraints)) + ' constraint(s)' if self.constraints else ''})", ""]
-        head = ("part", "convex", "concave", "how")
-        lines.append("  ".join(h.ljust(w) for h, w in zip(head, widths + [0])).rstrip())
-        lines.append("  ".join("-" * w for w in widths + [30]))
-        for r in rows:
-            lines.append("  ".join(c.ljust(w) for c, w in zip(r[:3], widths)) + "  " + r[3])
+                 f"{', ' + str(len(self.constraints)) + ' constraint(s)' if self.constraints else ''})", "",
+                 f"{'part'.ljust(w)}  {'convex'.ljust(9)}  concave", f"{'-' * w}  {'-' * 9}  {'-' * 9}"]
+        for label, p in parts:
+            lines.append(f"{label.ljust(w)}  {p.convex.status.ljust(9)}  {p.concave.status}")
+            lines += [_wrap(note, width) for note in _how(p)]
         return "\n".join(lines)
 
 
-def _how(p: PartReport) -> str:
-    notes = []
+def _wrap(note: str, width: int) -> str:
+    return textwrap.fill(note, width, initial_indent="    ", subsequent_indent="        ",
+                         break_long_words=True, break_on_hyphens=False)
+
+
+def _how(p: PartReport) -> list[str]:
+    notes = [f"INTERNAL INCONSISTENCY (please report): {text}" for text in p.inconsistencies]
     for kind, side in (("convex", p.convex), ("concave", p.concave)):
         if side.status == "proven":
-            notes.append(f"{kind}: " + "; ".join(side.proof[:2]))
+            notes.append(f"{kind}: " + "; ".join(side.proof[:3]))
         elif side.status == "disproved":
-            w = side.witness
-            notes.append(f"not {kind}: witness, d^T H d = {w.curvature:.3g}, second difference {w.second_difference:.3g}")
-        elif side.conditions:
-            notes.append("; ".join(side.conditions))
-    if p.convex.status == "unknown" or p.concave.status == "unknown":
-        if p.evidence is not None:
+            notes.append(f"not {kind}: {_witness(side.witness, p.variables)}")
+        notes += side.conditions
+    if "unknown" in (p.convex.status, p.concave.status):
+        if p.evidence is not None and p.evidence.samples:
             notes.append(f"{p.evidence.samples} points sampled, curvature in "
                          f"[{p.evidence.min_curvature:.3g}, {p.evidence.max_curvature:.3g}]")
         fails = list(dict.fromkeys(p.convex.failures + p.concave.failures))
-        if fails:
-            notes.append("no proof: " + fails[0])
-    return " | ".join(notes)
+        notes += [f"no proof: {f}" for f in fails[:2]]
+    return notes
+
+
+def _witness(w, names: list[str]) -> str:
+    where = ", ".join(f"{n} = {_array(w.point[n])}" for n in names if n in w.point)
+    along = ", ".join(f"d{n} = {_array(w.direction[n])}" for n in names if n in w.direction)
+    return (f"at {where}, along {along}: d^T H d = {w.curvature:.3g}, second difference "
+            f"{w.second_difference:.3g}")
+
+
+def _array(a, most: int = 4) -> str:
+    flat = np.ravel(np.asarray(a, dtype=float))
+    text = ", ".join(f"{v:.3g}" for v in flat[:most]) + (", ..." if flat.size > most else "")
+    return text if np.ndim(a) == 0 else f"[{text}]"

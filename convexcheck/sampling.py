@@ -31,6 +31,7 @@ STEPS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)   # relative step sizes of the seco
 ATTEMPTS = 5                               # draws allowed per wanted valid sample
 DENSE_LIMIT = 3000                         # larger Hessians are only applied to vectors
 LANCZOS_STEPS = 60                         # Hessian-vector products per point beyond DENSE_LIMIT
+GUARD_TOLERANCE = 1e-6                     # relative curvature that contradicts a proof
 NOISE = 1e3 * np.finfo(float).eps          # relative rounding error allowed per evaluation
 
 
@@ -309,9 +310,11 @@ class _Tally:
     low: float = math.inf
     high: float = -math.inf
     found: dict = field(default_factory=dict)
+    guard: int = 0
 
     def done(self, samples: int) -> bool:
-        return self.samples >= samples or (bool(self.want) and self.want <= set(self.found))
+        wanted = bool(self.want) and self.want <= set(self.found)
+        return self.samples >= samples or (wanted and self.samples >= self.guard)
 
     def evidence(self) -> Evidence:
         seen = self.samples > 0
@@ -321,15 +324,17 @@ class _Tally:
 
 def search(part_expr, problem: Problem, variables: list[str], *, samples: int = 20, seed: int = 0,
            sizes: dict[str, int] | None = None, want=KINDS, progress=None,
-           fixed: dict[str, np.ndarray] | None = None) -> Evidence:
+           fixed: dict[str, np.ndarray] | None = None, guard: int = 0) -> Evidence:
     """Look for points where the Hessian of `part_expr` over `variables` (jointly; all other
     names are sampled and held fixed) shows curvature disproving the kinds in `want`.
 
     Up to `samples` valid points among at most ATTEMPTS * samples draws, deterministic in
     `seed`; returns as soon as a verified witness of every wanted kind is found. Parameters
-    in `fixed` are held at those values instead of being sampled."""
+    in `fixed` are held at those values instead of being sampled. `guard`: at least that
+    many points are examined (for the soundness guard of proven sides), and curvature of
+    either kind beyond GUARD_TOLERANCE of the scale seen is verified as a witness too."""
     hessian, layout = _plan(part_expr, problem, variables, sizes, want)
-    rng, tally = np.random.default_rng(seed), _Tally(set(want))
+    rng, tally = np.random.default_rng(seed), _Tally(set(want), guard=guard)
     with _bar(progress, samples) as bar:
         for k in range(ATTEMPTS * samples):
             if tally.done(samples):
@@ -377,7 +382,8 @@ def _examine(expr, problem, hessian, layout: Layout, point, tally: _Tally) -> bo
     tally.low, tally.high = min(tally.low, low), max(tally.high, high)
     for kind, lam, v in (("convex", low, v_low), ("concave", high, v_high)):
         wrong = lam < 0 if kind == "convex" else lam > 0
-        if kind in tally.want and kind not in tally.found and wrong:
+        beyond = abs(lam) > GUARD_TOLERANCE * max(abs(low), abs(high))
+        if (kind in tally.want or (tally.guard and beyond)) and kind not in tally.found and wrong:
             witness = verify(expr, problem, point, layout.expand(v), float(lam))
             if witness is not None:
                 tally.found[kind] = witness

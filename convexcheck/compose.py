@@ -1,0 +1,517 @@
+"""Compositional certificates: DCP composition rules walked bottom-up, the Hessian where they stop.
+
+`classify(expr, variables, attributes, lengths)` walks the DAG once, children before
+parents, and gives every node an entrywise curvature in the analysed variables (a
+`Verdict`): constants and variables by definition; sums, nonnegative and nonpositive
+multiples, linear maps and gathers by linearity; h(g) for a function of the fact table
+(`atoms`) by the composition theorem; and two patterns no single atom states: a power >= 1/2
+of a sum of squares of affine functions is a power >= 1 of a Euclidean norm, and
+`b + relu(a - b)` is max(a, b). A node the rules cannot classify gets the Hessian
+certificate (`certificate.certify`, Klaus et al. 2022) on an abstraction of it: its maximal
+affine subexpressions replaced by fresh free variables (sound: convexity on all of their
+range implies it on the affine image), or its classified children replaced by fresh
+variables, whose monotonicity is then read from the sign of the gradient (the composition
+theorem again). A tensor-valued node is certified entrywise through w . node with a
+nonnegative weight w. A node so certified is an atom for its parents, so sums and
+compositions of Hessian-certified parts are proven term by term; the root is also
+certified whole, as before, for cancellations between terms.
+
+A proof holds on the problem's domain (declared bounds and the implicit domains of log,
+fractional and negative powers, recip), which must be convex: every argument such a
+function needs positive is classified concave on its own (`_domain`).
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+
+import tensorcalc as tc
+from tensorcalc import dag
+from tensorcalc.dag import (LETTERS, Const, Delta, Elementwise, Expr, Gather, Power, Product, Special,
+                            Sum, Var)
+
+from . import atoms
+from .atoms import AFFINE, CONSTANT, CONVEX, UNKNOWN, Curvature
+from .certificate import Certificate, certify
+from .model import Attributes
+from .signs import NONNEG, Interval, Signs, domain_facts, meet
+
+NONPOS = Interval(-math.inf, 0.0)
+
+WEIGHT = "__w"
+FRESH = "__t"
+WHY_LIMIT = 160
+HESSIAN_ERRORS = (tc.TensorCalcError, ArithmeticError, ValueError, KeyError, RecursionError)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A node's entrywise curvature and why, in words."""
+
+    curvature: Curvature
+    why: str
+    hessian: tuple[str, ...] = ()          # the Hessian certificates' rules used below this node
+
+
+@dataclass
+class _Walk:
+    root: Expr
+    names: frozenset
+    attributes: dict
+    lengths: dict
+    verdicts: dict = field(default_factory=dict)
+    reads: dict = field(default_factory=dict)
+    failures: list = field(default_factory=list)
+
+    def __post_init__(self):
+        self.signs = Signs(self.attributes, domain_facts(self.root))
+
+    def run(self) -> Verdict:
+        for node in dag.topo(self.root):
+            self.reads[node] = (isinstance(node, Var) and node.name in self.names) or \
+                any(self.reads[c] for c in node.args)
+            self.verdicts[node] = self._verdict(node)
+        return self.verdicts[self.root]
+
+    def _verdict(self, node: Expr) -> Verdict:
+        if not self.reads[node]:
+            return Verdict(CONSTANT, "constant")
+        found = RULES.get(type(node), _none)(self, node)
+        if found is None or not found.curvature.known:
+            found = self._hessian(node) or Verdict(UNKNOWN, found.why if found else "no rule")
+        if _bilinear(self, node) and found.curvature.known and not found.curvature.affine:
+            self._refine(node, NONNEG if found.curvature.convex else NONPOS)
+        return found
+
+    def _refine(self, node: Expr, iv: Interval) -> None:
+        """A sign learned from the curvature: a convex quadratic form q(x) = x^T H x / 2
+        (zero value and gradient at 0) is >= 0, a concave one <= 0."""
+        self.signs.memo[node] = meet(self.interval(node), iv)
+
+    def child(self, node: Expr) -> Verdict:
+        return self.verdicts[node]
+
+    def interval(self, node: Expr) -> Interval:
+        return self.signs.node(node)
+
+    # ------------------------------------------------------------------ the Hessian fallback
+
+    def _hessian(self, node: Expr) -> Verdict | None:
+        children_known = all(self.child(c).curvature.known for c in node.args if self.reads[c])
+        if not children_known and node is not self.root:
+            return None
+        tries = []
+        if children_known:
+            tries += [self._affine_cuts(node),
+                      [c for c in dict.fromkeys(node.args) if self.reads[c] and not isinstance(c, Var)]]
+        tries.append([])
+        seen = set()
+        for cuts in tries:
+            key = frozenset(cuts)
+            if key in seen:
+                continue
+            seen.add(key)
+            found = self._abstract(node, cuts)
+            if found is not None:
+                return found
+        return None
+
+    def _affine_cuts(self, node: Expr) -> list[Expr]:
+        """The maximal affine subexpressions of `node` that read the variables (not plain
+        variables, not `node` itself), top-down."""
+        cuts, stack, seen = [], list(node.args), set()
+        while stack:
+            m = stack.pop()
+            if m in seen or not self.reads[m] or isinstance(m, Var):
+                continue
+            seen.add(m)
+            if self.child(m).curvature.affine:
+                cuts.append(m)
+            else:
+                stack.extend(m.args)
+        return cuts
+
+    def _abstract(self, node: Expr, cuts: list[Expr]) -> Verdict | None:
+        """The Hessian certificate of `node` with `cuts` replaced by fresh variables."""
+        fresh = {m: dag.var(f"{FRESH}{k}", m.axes) for k, m in enumerate(cuts)}
+        g = weighted(substitute(node, fresh))
+        attrs = {**self.attributes, WEIGHT: Attributes(lower=0.0),
+                 **{v.name: bounds(self.interval(m)) for m, v in fresh.items()}}
+        present = dag.variables(g)
+        xs = [v for n, v in present.items() if n in self.names] + [v for v in fresh.values() if v.name in present]
+        try:
+            cert = certify(g, xs, attrs, lengths=self.lengths)
+            curvature = Curvature(cert.convex and self._monotone(g, fresh, attrs, True),
+                                  cert.concave and self._monotone(g, fresh, attrs, False))
+        except HESSIAN_ERRORS as err:
+            self.failures.append(f"the Hessian of {_text(node)} could not be formed ({type(err).__name__})")
+            return None
+        if not curvature.known:
+            self._note_failure(node, cert)
+            return None
+        return Verdict(curvature, _hessian_why(node, fresh, cert), tuple(cert.rules))
+
+    def _monotone(self, g: Expr, fresh: dict, attrs: dict, convex: bool) -> bool:
+        """g nondecreasing in each fresh variable standing for a convex-only part (for a
+        convex g; nonincreasing for a concave-only part), the mirror for a concave g."""
+        signs = Signs(attrs, domain_facts(g))
+        for m, v in fresh.items():
+            c = self.child(m).curvature
+            if c.affine or v.name not in dag.variables(g):
+                continue
+            up = c.convex == convex                # the part bends the way g must
+            iv = signs.node(tc.derivative(g, v))
+            if not (iv.nonneg if up else iv.nonpos):
+                return False
+        return True
+
+    def _note_failure(self, node: Expr, cert: Certificate) -> None:
+        reason = cert.failures[0] if cert.failures else "no rule signs its Hessian"
+        text = f"{_text(node)}: {reason}"
+        if text not in self.failures:
+            self.failures.append(text)
+
+
+# ----------------------------------------------------------------------------- rules by node type
+
+def _none(walk: _Walk, node: Expr) -> None:
+    return None
+
+
+def _var(walk: _Walk, node: Var) -> Verdict:
+    return Verdict(AFFINE, node.name)
+
+
+def _sum(walk: _Walk, node: Sum) -> Verdict:
+    parts = [walk.child(c) for c in node.args]
+    total = atoms.combine([p.curvature for p in parts])
+    if not total.known:
+        found = _max_pattern(walk, node)
+        if found is not None:
+            return found
+    why = "affine" if total.affine else _join("sum of", [p for c, p in zip(node.args, parts) if walk.reads[c]])
+    return Verdict(total, why, _hess(parts))
+
+
+def _product(walk: _Walk, node: Product) -> Verdict | None:
+    """A product linear in one operand: the others' entries give the coefficients' sign."""
+    reading = [k for k, a in enumerate(node.args) if walk.reads[a]]
+    if len(reading) == 2:
+        return _quad_over_lin(walk, node, reading)
+    if len(reading) != 1:
+        return None
+    (k,) = reading
+    coef = Interval(1.0, 1.0, True)
+    for j, a in enumerate(node.args):
+        if j != k:
+            coef = _mul(coef, walk.interval(a))
+    inner = walk.child(node.args[k])
+    curvature = atoms.scaled(coef, inner.curvature)
+    if curvature.affine or not curvature.known:
+        return Verdict(curvature, "affine" if curvature.affine else "a product of unknown sign", inner.hessian)
+    word = "nonnegative" if coef.nonneg else "nonpositive"
+    body = inner.why.removeprefix("nonnegative multiple of ")
+    return Verdict(curvature, f"{word} multiple of {body}"[:WHY_LIMIT], inner.hessian)
+
+
+def _mul(a: Interval, b: Interval) -> Interval:
+    from .signs import mul
+    return mul(a, b)
+
+
+def _elementwise(walk: _Walk, node: Elementwise) -> Verdict | None:
+    if node.fn == "log" and _exp_sum(walk, node.args[0]):
+        return Verdict(CONVEX, "log-sum-exp of convex functions", walk.child(node.args[0]).hessian)
+    row = atoms.ELEMENTWISE.get(node.fn)
+    fact = row(walk.interval(node.args[0])) if row else None
+    return _composed(walk, node, fact)
+
+
+def _power(walk: _Walk, node: Power) -> Verdict | None:
+    base, exponent = node.args
+    if not isinstance(exponent, Const):
+        return None
+    p = exponent.value
+    if p >= 0.5 and _sum_of_squares(walk, base):
+        why = walk.child(base).why
+        return Verdict(CONVEX, f"power {p:g} >= 1/2 of a sum of squares of affine functions "
+                               f"(a norm to a power >= 1): {why}"[:WHY_LIMIT], walk.child(base).hessian)
+    return _composed(walk, node, atoms.power(p, walk.interval(base)))
+
+
+def _composed(walk: _Walk, node: Expr, fact) -> Verdict | None:
+    if fact is None:
+        return None
+    inner = walk.child(node.args[0])
+    curvature = atoms.compose(fact, inner.curvature)
+    if curvature.affine:
+        return Verdict(curvature, "affine", inner.hessian)
+    mono = {1: "nondecreasing", -1: "nonincreasing", 0: ""}[fact.monotone]
+    how = ", ".join(w for w in (fact.curvature.word() if not fact.curvature.constant else "", mono) if w)
+    if inner.curvature.affine:
+        how = fact.curvature.word()
+    why = f"{fact.name} ({how}) of {describe(inner)}"
+    return Verdict(curvature, why[:WHY_LIMIT], inner.hessian)
+
+
+def _gather(walk: _Walk, node: Gather) -> Verdict:
+    inner = walk.child(node.args[0])
+    return Verdict(inner.curvature, f"entries of {describe(inner)}"[:WHY_LIMIT], inner.hessian)
+
+
+RULES = {Var: _var, Const: _none, Delta: _none, Sum: _sum, Product: _product,
+         Elementwise: _elementwise, Special: _none, Power: _power, Gather: _gather}
+
+
+# ----------------------------------------------------------------------------- patterns
+
+def _sum_of_squares(walk: _Walk, node: Expr) -> bool:
+    """Every entry a nonnegative combination of squares of affine functions plus a
+    nonnegative constant (then its square root is a Euclidean norm)."""
+    if not walk.reads[node]:
+        return walk.interval(node).nonneg
+    if isinstance(node, Power):
+        base, p = node.args
+        return isinstance(p, Const) and p.value == 2.0 and walk.child(base).curvature.affine
+    if isinstance(node, Sum):
+        return all(_sum_of_squares(walk, c) for c in node.args)
+    if isinstance(node, Gather):
+        return _sum_of_squares(walk, node.args[0])
+    if isinstance(node, Product):
+        reading = [a for a in node.args if walk.reads[a]]
+        others = [a for a in node.args if not walk.reads[a]]
+        return len(reading) == 1 and node.args.count(reading[0]) == 1 and \
+            all(walk.interval(a).nonneg for a in others) and _sum_of_squares(walk, reading[0])
+    return False
+
+
+def _quad_over_lin(walk: _Walk, node: Product, reading: list[int]) -> Verdict | None:
+    """S *(..) recip(D) with S a sum of squares of affine functions and D concave and > 0,
+    the other operands >= 0: every entry is a sum of |u|^2 / v terms, convex."""
+    a, b = (node.args[k] for k in reading)
+    if isinstance(a, Elementwise) and a.fn == "recip":
+        a, b = b, a
+    if not (isinstance(b, Elementwise) and b.fn == "recip") or a is b:
+        return None
+    d = b.args[0]
+    if not (_sum_of_squares(walk, a) and walk.child(d).curvature.concave and atoms.one_sided(walk.interval(d)) > 0):
+        return None
+    if not all(walk.interval(c).nonneg for c in node.args if not walk.reads[c]):
+        return None
+    return Verdict(CONVEX, "quadratic over linear: a sum of squares of affine functions over a positive "
+                           "concave function", _hess([walk.child(a), walk.child(d)]))
+
+
+def _exp_sum(walk: _Walk, node: Expr) -> bool:
+    """Every entry a nonnegative combination of exponentials of convex functions plus a
+    nonnegative constant (its log is a log-sum-exp of convex functions: convex)."""
+    if not walk.reads[node]:
+        return walk.interval(node).nonneg
+    if isinstance(node, Elementwise) and node.fn == "exp":
+        return walk.child(node.args[0]).curvature.convex
+    if isinstance(node, Sum):
+        return all(_exp_sum(walk, c) for c in node.args)
+    if isinstance(node, Gather):
+        return _exp_sum(walk, node.args[0])
+    if isinstance(node, Product):
+        reading = [a for a in node.args if walk.reads[a]]
+        return len(reading) == 1 and node.args.count(reading[0]) == 1 and _exp_sum(walk, reading[0]) and \
+            all(walk.interval(a).nonneg for a in node.args if not walk.reads[a])
+    return False
+
+
+def _linear(walk: _Walk, node: Expr) -> bool:
+    """Linear (affine and zero where the variables are zero) in the analysed variables."""
+    if isinstance(node, Var):
+        return walk.reads[node]
+    if isinstance(node, Sum):
+        return all(walk.reads[c] and _linear(walk, c) for c in node.args)
+    if isinstance(node, (Gather, Elementwise)) and getattr(node, "fn", "neg") == "neg":
+        return _linear(walk, node.args[0])
+    if isinstance(node, Product):
+        reading = [a for a in node.args if walk.reads[a]]
+        return len(reading) == 1 and node.args.count(reading[0]) == 1 and _linear(walk, reading[0])
+    return False
+
+
+def _bilinear(walk: _Walk, node: Expr) -> bool:
+    """A product of two linear operands (with constant ones): a quadratic form in the variables."""
+    if not isinstance(node, Product):
+        return False
+    reading = [a for a in node.args if walk.reads[a]]
+    return len(reading) == 2 and all(_linear(walk, a) for a in reading)
+
+
+def linear_terms(node: Expr, sign: float = 1.0) -> list[tuple[float, Expr]]:
+    """`node` as sum_k c_k t_k through sums, negations and scalar constant multiples."""
+    out, stack = [], [(sign, node)]
+    while stack:
+        c, m = stack.pop()
+        if isinstance(m, Sum):
+            stack.extend((c, a) for a in m.args)
+        elif isinstance(m, Elementwise) and m.fn == "neg":
+            stack.append((-c, m.args[0]))
+        elif isinstance(m, Product) and len(m.args) == 2 and _scalar_const(m) is not None:
+            value, other = _scalar_const(m)
+            stack.append((c * value, other))
+        else:
+            out.append((c, m))
+    return out
+
+
+def _scalar_const(m: Product):
+    """(c, a) when m is the scalar multiple c *(,s->s) a (either order)."""
+    for k in (0, 1):
+        const, other = m.args[k], m.args[1 - k]
+        if isinstance(const, Const) and const.order == 0 and m.spec.inputs[1 - k] == m.spec.out:
+            return const.value, other
+    return None
+
+
+def _max_pattern(walk: _Walk, node: Sum) -> Verdict | None:
+    """c * relu(a - b) + c * b + rest = c * max(a, b) + rest: convex for convex a, b, c >= 0."""
+    terms = linear_terms(node)
+    for c, t in terms:
+        if not (c > 0 and isinstance(t, Elementwise) and t.fn == "relu"):
+            continue
+        inner = [(k, m) for k, m in linear_terms(t.args[0]) if walk.reads[m]]
+        b = [(-k * c, m) for k, m in inner if k < 0]
+        a = [(k, m) for k, m in inner if k > 0]
+        rest = _remove(terms, [(c, t)] + b)
+        if rest is None or not b:
+            continue
+        parts = [_scaled_curvature(walk, k, m) for k, m in a + b] + \
+                [_scaled_curvature(walk, k, m) for k, m in rest]
+        total = atoms.combine(parts)
+        if total.convex:
+            return Verdict(CONVEX, "max of convex functions (b + relu(a - b)) plus convex terms",
+                           _hess([walk.child(m) for _, m in a + b + rest]))
+    return None
+
+
+def _remove(terms, taken):
+    left = list(terms)
+    for k, m in taken:
+        match = next((i for i, (k2, m2) in enumerate(left) if m2 is m and math.isclose(k2, k)), None)
+        if match is None:
+            return None
+        left.pop(match)
+    return left
+
+
+def _scaled_curvature(walk: _Walk, k: float, m: Expr) -> Curvature:
+    c = walk.child(m).curvature
+    return c if k > 0 else c.flipped() if k < 0 else CONSTANT
+
+
+# ----------------------------------------------------------------------------- helpers
+
+def substitute(node: Expr, fresh: dict[Expr, Expr]) -> Expr:
+    """`node` with every occurrence of the keys replaced by their values (one pass)."""
+    new: dict[Expr, Expr] = {}
+    for m in dag.topo(node):
+        new[m] = fresh[m] if m in fresh else dag.rebuild(m, tuple(new[c] for c in m.args))
+    return new[node]
+
+
+def weighted(node: Expr) -> Expr:
+    """w . node with a weight w of node's axes (node itself when scalar): convex in the
+    variables for every w >= 0 exactly when every entry of node is."""
+    if not node.order:
+        return node
+    s = LETTERS[:node.order]
+    return dag.contraction((dag.var(WEIGHT, node.axes), node), (s, s, ""))
+
+
+def bounds(iv: Interval) -> Attributes:
+    """The attributes of a fresh variable ranging over the interval."""
+    lo = iv.lo if iv.lo > -math.inf else None
+    hi = iv.hi if iv.hi < math.inf else None
+    return Attributes(lower=lo, lower_strict=lo == 0.0 and iv.nonzero,
+                      upper=hi, upper_strict=hi == 0.0 and iv.nonzero and lo != 0.0)
+
+
+def _text(node: Expr, limit: int = 70) -> str:
+    return tc.to_text(node, limit=limit) if dag.count_nodes(node) < 400 else f"<{type(node).__name__}>"
+
+
+def _hessian_why(node: Expr, fresh: dict, cert: Certificate) -> str:
+    rule = next((r for r in cert.rules if "domain" not in r), "the Hessian is signed")
+    cut = f", {len(fresh)} inner part(s) as variables" if fresh else ""
+    return f"Hessian{cut}: {rule}"[:WHY_LIMIT]
+
+
+def _hess(parts) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(r for p in parts for r in p.hessian))
+
+
+def describe(v: Verdict) -> str:
+    """A verdict as 'convex (why)', or 'affine'."""
+    word = v.curvature.word()
+    return word if v.curvature.affine or v.curvature.constant or v.why == word else f"{word} ({v.why})"
+
+
+def _join(head: str, parts: list[Verdict]) -> str:
+    words = list(dict.fromkeys(describe(p) for p in parts))
+    text = f"{head}: " + " + ".join(w[:WHY_LIMIT // 2] for w in words[:4])
+    return text + (f" + {len(words) - 4} more" if len(words) > 4 else "")
+
+
+# ----------------------------------------------------------------------------- entry point
+
+def classify(expr: Expr, variables: list[Var], attributes: dict[str, Attributes],
+             lengths: dict | None = None) -> Certificate:
+    """A certificate for the curvature of the scalar `expr` jointly in `variables`: the
+    composition walk, its rule chain in words, and the domain check. `lengths` gives the
+    length of axes whose dimension is a fixed integer (others may have any length)."""
+    cert = _classified(expr, tuple(variables), frozenset(attributes.items()),
+                       frozenset((lengths or {}).items()))
+    return Certificate(cert.convex, cert.concave, list(cert.rules), list(cert.failures))
+
+
+@functools.lru_cache(maxsize=512)
+def _classified(expr: Expr, variables: tuple, attributes: frozenset, lengths: frozenset) -> Certificate:
+    names = frozenset(v.name for v in variables)
+    walk = _Walk(expr, names, dict(attributes), dict(lengths))
+    verdict = walk.run()
+    c = verdict.curvature
+    if not c.known:
+        return Certificate(failures=[f"no rule or Hessian certificate for {f}" for f in walk.failures[:3]]
+                           or ["no rule classifies the expression"])
+    rules = [verdict.why, *[r for r in verdict.hessian if "domain" not in r]]
+    problem, checked = _domain(expr, walk, dict(attributes), dict(lengths))
+    if problem:
+        return Certificate(failures=[problem])
+    domain = ["the domain (declared bounds and implicit domains) is convex"] if checked else []
+    return Certificate(c.convex, c.concave, rules + domain)
+
+
+def _domain(expr: Expr, walk: _Walk, attributes: dict, lengths: dict) -> tuple[str | None, bool]:
+    """(Why the domain is not shown convex, or None; whether any argument was checked). Every argument that log or a fractional
+    power needs positive is concave (entrywise); an argument of recip or of a negative power
+    keeps one sign by the declarations, concave where it is >= 0, convex where <= 0. Each
+    argument is classified on its own (its own implicit domain only, so nothing is assumed
+    of the domain being shown)."""
+    declared = Signs(attributes)
+    facts = domain_facts(expr)
+    topo = dag.topo(expr)
+    logs = {n.args[0] for n in topo if getattr(n, "fn", None) == "log"}
+    nonzero = {n.args[0] for n in topo if getattr(n, "fn", None) == "recip" or
+               (isinstance(n, Power) and isinstance(n.args[1], Const) and n.args[1].value < 0)}
+    args = [a for a in dict.fromkeys([*facts, *nonzero]) if walk.reads.get(a)]
+    for arg in args:
+        known, side = declared.node(arg), "concave"
+        if arg in nonzero and not facts.get(arg, Interval(-math.inf, math.inf)).nonneg:
+            if atoms.one_sided(known):
+                continue                  # the declarations keep it to one sign, away from 0
+            if not (known.nonneg or known.nonpos):
+                return f"the domain where {_text(arg)} != 0 is not shown convex (its sign is not fixed)", True
+            side = "concave" if known.nonneg else "convex"
+        elif known.nonneg and (atoms.one_sided(known) or arg not in logs | nonzero):
+            continue
+        sub = classify(weighted(arg), [v for v in dag.variables(arg).values() if v.name in walk.names],
+                       {**attributes, WEIGHT: Attributes(lower=0.0)}, lengths)
+        if not getattr(sub, side):
+            return f"the domain where {_text(arg)} > 0 is not shown convex (it is not shown {side})", True
+    return None, bool(args)
