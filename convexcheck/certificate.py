@@ -285,7 +285,10 @@ class _Decider:
         """Cauchy-Schwarz: with the square sum_{F,K} w(F,K) |u(F,K)|^2 (w > 0) and the negative
         group -c(F) |sum_K p(F,K) u(F,K)|^2 (c >= 0), the sum is >= 0 where for every F
         c(F) sum_K p(F,K)^2 / w(F,K) <= 1. The sum over K is kept whole: a letter of K that
-        no factor carries counts the length of its axis."""
+        no factor carries counts the length of its axis. w may vanish: a factor of w left
+        with a negative power in the bound has no sign unless it is nonzero, and one that
+        cancels is a factor of p (then p = 0 where w = 0, the bound sums over w > 0) or of
+        c (then the negative group is 0 where w is)."""
         f2, f1 = self._f(neg_key), self._f(pos_key)
         h2, h1 = _factors(neg_key), _factors(pos_key)
         w1 = self.weight(pos_key, pos_key)
@@ -296,13 +299,12 @@ class _Decider:
             return False
         mapping, rest = phi
         (w,) = w1
-        if w.coef <= 0 or not _excludes_zero(self.sign(w1, f1)) or \
-                any(x not in mapping for g in w.factors for x in g.letters):
-            return False            # w may vanish, or reads letters the map does not carry over
+        if w.coef <= 0 or any(x not in mapping for g in w.factors for x in g.letters):
+            return False            # reads letters the map does not carry over
         inv_w = [Factor(g.node, tuple(mapping[x] for x in g.letters), -g.power) for g in w.factors]
         p2 = [Factor(g.node, g.letters, 2 * g.power) for g in rest]
         axes = {c: node.axes[j] for node, letters, _ in h2 for j, c in enumerate(letters)}
-        counts = [Factor(ones((axes[x],)), (x,), 1.0) for x in sorted(set(mapping.values())) if x >= f2]
+        counts = [Factor(ones((axes[x],)), (x,), 1.0) for x in sorted({mapping[a] for a in range(f1)}) if x >= f2]
         terms = [Monomial(1.0, ())]
         for m in self.weight(neg_key, neg_key):      # the weight of the negative group is -c
             terms.append(normal(Monomial(m.coef / w.coef, m.factors + tuple(p2 + inv_w + counts)),

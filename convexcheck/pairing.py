@@ -150,28 +150,30 @@ def _half(coef, d1, found, attributes) -> Half | None:
     fixed = [c for c in dict.fromkeys(c for f in [*half, *kernel, *rest] for c in f.letters)
              if sigma.get(c, c) == c and any(c in f.letters for f in [*half, *kernel])]
     order = {c: k for k, c in enumerate(fixed)}
-    key_factors = [Factor(f.node, tuple(order.get(c, c) for c in f.letters), f.power) for f in half]
-    key_factors += [Factor(f.node, tuple(order.get(c, c) if side.get(c) != "R" else ("R", sigma[c])
-                                          for c in f.letters), f.power) for f in kernel]
+    key_factors = [Factor(f.node, tuple(order[c] if c in order else ("L", c) for c in f.letters), f.power)
+                   for f in half]
+    key_factors += [Factor(f.node, tuple(order[c] if c in order else ("R", sigma[c]) if side.get(c) == "R"
+                                          else ("L", c) for c in f.letters), f.power) for f in kernel]
     key = ("pair", _key(key_factors, len(order)))
     return Half(key, key, _renamed(coef, weight, order), len(order), sign, not any(
         sigma.get(c, c) != c for f in half for c in f.letters))
 
 
 def _key(factors: list[Factor], f: int) -> tuple:
-    """A renaming-invariant key: non-F letters (ints or ('R', left)) renumbered in order."""
+    """A renaming-invariant key: F letters are ints 0..f-1; the others, ('L', c) on the left
+    and ('R', c) for the right partner of c, are renumbered f, f+1, ... in order."""
     names: dict = {}
     ordered = sorted(factors, key=lambda g: (repr(type(g.node)), id(g.node), g.power))
     out = []
     for g in ordered:
         letters = []
         for c in g.letters:
-            if isinstance(c, int) and c < f:
+            if isinstance(c, int):
                 letters.append(c)
             else:
-                base = c[1] if isinstance(c, tuple) else c
+                tag, base = c
                 names.setdefault(base, f + len(names))
-                letters.append(("R", names[base]) if isinstance(c, tuple) else names[base])
+                letters.append(("R", names[base]) if tag == "R" else names[base])
         out.append((g.node, tuple(letters), g.power))
     return tuple(out)
 

@@ -171,3 +171,44 @@ def test_powers_of_large_sums_are_not_opened():
     start = time.perf_counter()
     certificate("variable x[n]\nparameter c\nminimize (c + sum(exp(x)))^3000")
     assert time.perf_counter() - start < 5.0
+
+
+# ---------------------------------------------------------------- atoms through the Hessian
+
+W = "parameter w[m] nonneg\n"
+CONVEX = [   # convex and not concave, mathematically; the composition engine's abstracted forms first
+    W + "variable t[m]\nminimize w *(i,i->) log(1 + exp(t))",
+    W + "parameter e pos\nvariable t[m]\nminimize w *(i,i->) sqrt(t^2 + e *(,i->i) 1)",
+    W + "variable t[m]\nminimize w *(i,i->) sqrt(1 + t^2)",
+    W + "variable T[m, k]\nminimize w *(i,i->) log(exp(T) *(ic,c->i) 1)",
+    "variable x\nvariable y pos\nminimize x^2 / y",
+    "parameter X[m, n]\nparameter Y[m, k]\nvariable W[n, k]\n"
+    "minimize sum(log(exp(X *(ij,jc->ic) W) *(ic,c->i) 1)) - sum(Y *(ic,ic->ic) (X *(ij,jc->ic) W))",
+]
+
+
+@pytest.mark.parametrize("text", CONVEX)
+def test_convex_atoms_are_proven(text):
+    cert = certificate(text)
+    assert cert.convex and not cert.concave, cert
+
+
+def test_per_sample_variance_template_needs_the_sum_over_classes():
+    """w_i (sum_c T_ic^2 - sum_c T_ic^2 ... ): the per-sample template with a constant
+    c = 1 is not convex for k >= 2 classes, with or without the nonneg weight."""
+    text = W + "variable T[m, k]\nminimize w *(i,i->) ((T^2) *(ic,c->i) 1 - (T *(ic,c->i) 1)^2)"
+    assert not certificate(text).convex
+    text2 = W + "variable T[m, 2]\nminimize w *(i,i->) ((T^2) *(ic,c->i) 1 - 0.5 * (T *(ic,c->i) 1)^2)"
+    assert certificate(text2).convex                      # c k = 1: PSD per sample
+
+
+def test_variance_template_with_a_weight_that_may_vanish():
+    """sum a_i x_i^2 - 0.01 sum(x)^2 with a >= 0 is -0.01 sum(x)^2 at a = 0: not convex;
+    log(sum(exp(p x + q))) is convex for every p (the weight p^2 z / S cancels with p z)."""
+    assert not certificate("parameter a[n] nonneg\nvariable x[n]\n"
+                           "minimize a *(i,i->) x^2 - 0.01 * sum(x)^2").convex
+    assert not certificate("parameter a[3] pos\nvariable x[3]\n"
+                           "minimize a *(i,i->) x^2 - 0.01 * sum(x)^2").convex   # a may be tiny
+    cert = certificate("parameter p[n]\nparameter q[n]\nvariable x[n]\n"
+                       "minimize log(sum(exp(p *(i,i->i) x + q)))")
+    assert cert.convex and not cert.concave
