@@ -19,7 +19,7 @@ from fractions import Fraction
 from dataclasses import dataclass, field
 
 from tensorcalc import dag, simplify, to_text
-from tensorcalc.dag import LETTERS, Axis, Const, Expr, Gather, Power, Var
+from tensorcalc.dag import Product, LETTERS, Axis, Const, Expr, Gather, Power, Var
 from tensorcalc.forward import pushforward
 
 from .model import Attributes
@@ -128,6 +128,17 @@ def _excludes_zero(iv: Interval) -> bool:
     return iv.nonzero or iv.lo > 0 or iv.hi < 0
 
 
+def _positive_factors(arg: Expr, names: set, declared) -> list[Expr] | None:
+    """The operands of a product without summed letters whose entries are the products of
+    theirs, all >= 0 by the declarations; None otherwise."""
+    if not isinstance(arg, Product) or set("".join(arg.spec.inputs)) != set(arg.spec.out):
+        return None
+    reading = [a for a in arg.args if names & set(dag.variables(a))]
+    if not all(declared.node(a).nonneg for a in arg.args):
+        return None
+    return reading
+
+
 def _check_domain(expr: Expr, facts, variables: list[Var], attributes, cert: Certificate, lengths) -> None:
     """A Hessian sign proves curvature only on a convex domain: every argument that log or
     a fractional power requires positive must be concave in the variables (entrywise: its
@@ -137,7 +148,8 @@ def _check_domain(expr: Expr, facts, variables: list[Var], attributes, cert: Cer
     names = {v.name for v in variables}
     declared = Signs(attributes, None, lengths)    # what the declarations alone imply
     topo = dag.topo(expr)
-    logs = {n.args[0] for n in topo if getattr(n, "fn", None) == "log"}
+    logs = {n.args[0] for n in topo if getattr(n, "fn", None) == "log" or   # and x^p, 0 < p < 1: no
+            (isinstance(n, Power) and isinstance(n.args[1], Const) and 0 < n.args[1].value < 1)}  # Hessian at 0
     nonzero = {n.args[0] for n in topo if getattr(n, "fn", None) == "recip" or
                (isinstance(n, Power) and isinstance(n.args[1], Const) and n.args[1].value < 0)}
     for arg in dict.fromkeys([*facts, *nonzero]):
@@ -156,6 +168,10 @@ def _check_domain(expr: Expr, facts, variables: list[Var], attributes, cert: Cer
             side = "concave" if known.nonneg else "convex"
         elif known.nonneg and (_excludes_zero(known) or arg not in logs | nonzero):
             continue
+        factors = _positive_factors(arg, names, declared)
+        if factors and all(f.order == 0 and certify(f, [v for n, v in dag.variables(f).items() if n in names],
+                                                     attributes, lengths).concave for f in factors):
+            continue                     # {prod g_k > 0} = the intersection of {g_k > 0}, g_k concave
         weights = dag.var("__w", arg.axes)
         s = LETTERS[:arg.order]
         g = dag.contraction((weights, arg), (s, s, "")) if arg.order else arg
@@ -271,27 +287,35 @@ class _Decider:
         (self.cert.rules if self.psd or self.nsd else self.cert.failures).append(text)
 
     def _variance(self, singles: dict) -> None:
-        """Absorb each indefinite-signed pair (negative square of a combination) into a square."""
-        for neg_key in [k for k, iv in singles.items() if iv.nonpos and not iv.nonneg]:
-            for pos_key in [k for k, iv in singles.items() if iv.nonneg and not iv.nonpos]:
-                if self._absorbs(pos_key, neg_key):
-                    del singles[neg_key], singles[pos_key]
-                    self.nsd = False
-                    self.cert.rules.append(f"variance template (Cauchy-Schwarz): "
-                                           f"{_text_key(pos_key)} absorbs {_text_key(neg_key)}")
-                    break
+        """Absorb each negative square of a combination into a square (a PSD pair), and, in
+        the concave direction, each positive one into a negative square (an NSD pair)."""
+        for sign in (1, -1):
+            def strictly(iv, s):
+                return (iv.nonneg and not iv.nonpos) if s > 0 else (iv.nonpos and not iv.nonneg)
+            for neg_key in [k for k, iv in singles.items() if strictly(iv, -sign)]:
+                for pos_key in [k for k, iv in singles.items() if strictly(iv, sign)]:
+                    if self._absorbs(pos_key, neg_key, sign):
+                        del singles[neg_key], singles[pos_key]
+                        self.nsd &= sign < 0
+                        self.psd &= sign > 0
+                        self.cert.rules.append(
+                            f"variance template (Cauchy-Schwarz, {'PSD' if sign > 0 else 'NSD'} pair): "
+                            f"sum_k p_k^2 / w_k <= 1 for the square of {_text_key(neg_key)} "
+                            f"against the squares of {_text_key(pos_key)}")
+                        break
 
-    def _absorbs(self, pos_key, neg_key) -> bool:
+    def _absorbs(self, pos_key, neg_key, sign: int = 1) -> bool:
         """Cauchy-Schwarz: with the square sum_{F,K} w(F,K) |u(F,K)|^2 (w > 0) and the negative
         group -c(F) |sum_K p(F,K) u(F,K)|^2 (c >= 0), the sum is >= 0 where for every F
         c(F) sum_K p(F,K)^2 / w(F,K) <= 1. The sum over K is kept whole: a letter of K that
         no factor carries counts the length of its axis. w may vanish: a factor of w left
         with a negative power in the bound has no sign unless it is nonzero, and one that
         cancels is a factor of p (then p = 0 where w = 0, the bound sums over w > 0) or of
-        c (then the negative group is 0 where w is)."""
+        c (then the negative group is 0 where w is). `sign` -1 reads both groups negated
+        (the concave direction)."""
         f2, f1 = self._f(neg_key), self._f(pos_key)
         h2, h1 = _factors(neg_key), _factors(pos_key)
-        w1 = self.weight(pos_key, pos_key)
+        w1 = [Monomial(sign * m.coef, m.factors) for m in self.weight(pos_key, pos_key)]
         if h1 is None or h2 is None or len(w1) != 1:
             return False
         phi = _embed(h1, h2, f1, f2)
@@ -307,9 +331,15 @@ class _Decider:
         counts = [Factor(ones((axes[x],)), (x,), 1.0) for x in sorted({mapping[a] for a in range(f1)}) if x >= f2]
         terms = [Monomial(1.0, ())]
         for m in self.weight(neg_key, neg_key):      # the weight of the negative group is -c
-            terms.append(normal(Monomial(m.coef / w.coef, m.factors + tuple(p2 + inv_w + counts)),
-                                f2, frozenset()))
+            bound = Monomial(_lower_quotient(sign * m.coef, w.coef), tuple(p2 + inv_w + counts))
+            terms.append(multiply(bound, Monomial(1.0, m.factors), f2))   # m's summed letters apart from K
         return self.sign(collect(terms), f2).nonneg
+
+
+def _lower_quotient(a: float, b: float) -> float:
+    """a / b rounded down (a lower bound on the exact quotient)."""
+    q = a / b
+    return q if Fraction(q) <= Fraction(a) / Fraction(b) else math.nextafter(q, -math.inf)
 
 
 def _semidefinite(rows: list[list[Fraction]]) -> bool:

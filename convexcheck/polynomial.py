@@ -293,7 +293,7 @@ def collect(monomials: list[Monomial]) -> list[Monomial]:
 
 def close_sums(m: Monomial, k: int) -> Monomial:
     """The same value with sums taken inside atoms: a summed letter that one factor alone
-    carries, once and at power 1, is summed in that factor's atom (sum_a c w[a] y =
+    carries, once and at power 1 (or -1, summing 1 / atom), is summed in that factor's atom (sum_a c w[a] y =
     c (w *(a,a->) 1) y); equal atoms then merge, so S S S^2 = S^4 reads as an even power."""
     count: dict = {}
     for f in m.factors:
@@ -302,20 +302,20 @@ def close_sums(m: Monomial, k: int) -> Monomial:
     factors, changed = [], False
     for f in m.factors:
         lone = [j for j, c in enumerate(f.letters) if c >= k and count[c] == 1]
-        if not lone or f.power != 1.0 or is_ones(f.node):      # a ones factor counts an axis length
+        if not lone or f.power not in (1.0, -1.0) or is_ones(f.node):   # a ones factor counts a length
             factors.append(f)
             continue
-        factors.append(Factor(_summed(f.node, lone), tuple(c for j, c in enumerate(f.letters) if j not in lone), 1.0))
+        base = f.node if f.power == 1.0 else dag.elementwise("recip", f.node)
+        factors.append(Factor(_summed(base, lone), tuple(c for j, c in enumerate(f.letters) if j not in lone), 1.0))
         changed = True
     return normal(Monomial(m.coef, tuple(factors)), k, frozenset()) if changed else m
 
 
 def _summed(node: Expr, positions: list[int]) -> Expr:
-    """The node summed over its axes at `positions`."""
+    """The node summed over its axes at `positions`, as the language writes it (x *(i,->) 1)."""
     s = dag.LETTERS[:node.order]
     summed = "".join(s[j] for j in positions)
-    axes = tuple(node.axes[j] for j in positions)
-    return dag.contraction((node, ones(axes)), (s, summed, "".join(c for c in s if c not in summed)))
+    return dag.contraction((node, dag.const(1.0)), (s, "", "".join(c for c in s if c not in summed)))
 
 
 def multiply(a: Monomial, b: Monomial, k: int, separate: frozenset = frozenset()) -> Monomial:

@@ -212,3 +212,22 @@ def test_variance_template_with_a_weight_that_may_vanish():
     cert = certificate("parameter p[n]\nparameter q[n]\nvariable x[n]\n"
                        "minimize log(sum(exp(p *(i,i->i) x + q)))")
     assert cert.convex and not cert.concave
+
+
+@pytest.mark.parametrize("dim, concave", [(4, True), (3, True), (5, False), ("n", False)])
+def test_geometric_mean_concave_exactly_when_the_exponents_sum_to_at_most_one(dim, concave):
+    """exp(sum(log x) / 4) = (prod x)^(1/4) is concave for n <= 4 and not for n > 4."""
+    cert = certificate(f"variable x[{dim}] pos\nmaximize exp(sum(log(x)) / 4)")
+    assert cert.concave == concave and not cert.convex, cert
+    if concave:
+        assert any("NSD pair" in r for r in cert.rules)
+
+
+@pytest.mark.parametrize("body, concave", [
+    ("1 / sum(1 / x)", True), ("2 / sum(1 / x)", True),
+    ("1 / sum(1 / x^2)", False),          # n = 1: x^2
+    ("1 / sum(1 / x)^2", False),          # n = 1: x^2
+])
+def test_harmonic_mean(body, concave):
+    cert = certificate(f"variable x[n] pos\nmaximize {body}")
+    assert cert.concave == concave and not cert.convex, (body, cert)
