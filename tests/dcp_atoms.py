@@ -23,7 +23,7 @@ the problem (`expression EXPR`), `Case.data` the parameter values for
 variables, `evaluate(expr, variables, point)` the CVXPY value at a point.
 
 Only twice-differentiable atoms are generated (on the interior of their domain): no abs,
-max, norms, relu. The renderings are the same function wherever both are defined; on the
+max, norms, relu (tests/dcp_nested.py, the second generator, has those). The renderings are the same function wherever both are defined; on the
 declared domain both are defined except under 'implicit' atoms (`Case.implicit`).
 """
 from __future__ import annotations
