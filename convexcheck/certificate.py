@@ -189,10 +189,14 @@ def _check_domain(expr: Expr, facts, variables: list[Var], attributes, cert: Cer
 def _entries(monomials, directions, attributes):
     """Weights by (half, other half); the F letters of a half are numbered the same way in
     every monomial with that half, so their weights add."""
+    halves = [split(m, directions, attributes) for m in monomials]
+    lifts = frozenset(k for h in halves if h is not None for k in (h.key, h.other)
+                      if k[0] == "scalar" and k[1][2])
+    if lifts:                        # squares read on the lifted halves the cross terms use
+        halves = [split(m, directions, attributes, lifts) for m in monomials]
     entries: dict[tuple, dict] = {}
     failed = []
-    for m in monomials:
-        half = split(m, directions, attributes)
+    for m, half in zip(monomials, halves):
         if half is None:
             failed.append(m)
             continue
@@ -375,8 +379,8 @@ def _factors(key):
     """The half's factors as (node, letters, power), or None for halves with kernels."""
     kind, body = key
     if kind == "scalar":
-        node, letters = body
-        return [(node, letters, 1.0)]
+        node, letters, lifted = body
+        return [(node, letters, 1.0), *lifted]
     if any(isinstance(c, tuple) for _, letters, _ in body for c in letters):
         return None
     return list(body)

@@ -34,14 +34,16 @@ class Half(NamedTuple):
     scalar: bool
 
 
-def split(m: Monomial, directions: frozenset, attributes: dict[str, Attributes]) -> Half | None:
-    """The monomial's half decomposition, or None when no rule reads it."""
+def split(m: Monomial, directions: frozenset, attributes: dict[str, Attributes],
+          lifts: frozenset = frozenset()) -> Half | None:
+    """The monomial's half decomposition, or None when no rule reads it. `lifts`: lifted
+    scalar keys (a direction times factors, see `_lifted`) that squares may be read as."""
     where = [i for i, f in enumerate(m.factors) if f.node in directions]
     if len(where) != 2 or any(m.factors[i].power != 1.0 for i in where):
         return None
     d1, d2 = (m.factors[i] for i in where)
     rest = [f for i, f in enumerate(m.factors) if i not in where]
-    diagonal = _diagonal(d1, d2, rest, m.coef)
+    diagonal = _diagonal(d1, d2, rest, m.coef, lifts)
     if diagonal is not None:
         return diagonal
     if d1.node is not d2.node:
@@ -60,18 +62,67 @@ def _symmetric_direction(node: Expr, attributes) -> bool:
     return node.order == 2 and attrs is not None and attrs.is_symmetric
 
 
-def _diagonal(d1: Factor, d2: Factor, rest: list[Factor], coef: float) -> Half | None:
-    """sum_F w(F) d_a(F) d_b(F): the directions are on the same letters F; other letters
-    are summed in the weight w(F)."""
-    letters = set(d1.letters)
-    if set(d2.letters) != letters:
-        return None
+def _diagonal(d1: Factor, d2: Factor, rest: list[Factor], coef: float, lifts: frozenset) -> Half | None:
+    """sum_F w(F) a(F) b(F) with scalar halves a, b: the directions on the same letters F
+    (other letters summed in the weight w(F)), or lifted (`_lifted`)."""
+    if set(d1.letters) != set(d2.letters):
+        return _lifted(d1, d2, rest, coef) or _lifted(d2, d1, rest, coef)
     order = {c: k for k, c in enumerate(dict.fromkeys(d1.letters))}
-    ka = (d1.node, tuple(order[c] for c in d1.letters))
-    kb = (d2.node, tuple(order[c] for c in d2.letters))
-    weight = _renamed(coef, rest, order)
-    (ka, kb) = sorted((ka, kb), key=lambda x: (getattr(x[0], "name", "~"), digest(x[0]), x[1]))
-    return Half(("scalar", ka), ("scalar", kb), weight, len(order), 1, True)
+    if d1.node is d2.node and lifts:
+        square = _lifted_square(d1, rest, coef, order, lifts)
+        if square is not None:
+            return square
+    return _scalar_half((d1, ()), (d2, ()), rest, coef, order)
+
+
+def _scalar_half(a, b, weight: list[Factor], coef: float, order: dict) -> Half:
+    """Half of the scalar form: a = (direction, extra factors), b likewise, on F = `order`."""
+    ka, kb = (_scalar_key(d, extra, order) for d, extra in (a, b))
+    ka, kb = sorted((ka, kb), key=_scalar_order)
+    return Half(ka, kb, _renamed(coef, weight, order), len(order), 1, True)
+
+
+def _scalar_key(d: Factor, extra, order: dict) -> tuple:
+    lifted = tuple(sorted(((g.node, tuple(order[c] for c in g.letters), g.power) for g in extra),
+                          key=lambda x: (digest(x[0]), x[1], x[2])))
+    return ("scalar", (d.node, tuple(order[c] for c in d.letters), lifted))
+
+
+def _scalar_order(key):
+    node, letters, lifted = key[1]
+    return (getattr(node, "name", "~"), digest(node), letters, tuple((digest(n), l, p) for n, l, p in lifted))
+
+
+def _lifted(big: Factor, small: Factor, rest: list[Factor], coef: float) -> Half | None:
+    """sum_F w(F) d_a(F) [d_b(F') g(F)]: where d_b misses letters of d_a, the factors g
+    carrying them join d_b's half (d_b's letters F' a part of F), so the half is one number
+    per F (quad-over-lin: dx[K] and x[K] dt)."""
+    letters, missing = set(big.letters), set(big.letters) - set(small.letters)
+    if not set(small.letters) < letters:
+        return None
+    extra = [g for g in rest if set(g.letters) & missing]
+    if not all(set(g.letters) <= letters for g in extra) or \
+            not missing <= {c for g in extra for c in g.letters}:
+        return None
+    order = {c: k for k, c in enumerate(dict.fromkeys(big.letters))}
+    return _scalar_half((big, ()), (small, extra), [g for g in rest if g not in extra], coef, order)
+
+
+def _lifted_square(d: Factor, rest: list[Factor], coef: float, order: dict, lifts: frozenset) -> Half | None:
+    """sum_F' w [d(F') g(F)]^2 read on F (the factors g off d's letters, at half their
+    power, join both halves) when that lifted key occurs in a cross term."""
+    extra = [g for g in rest if not set(g.letters) <= set(d.letters)]
+    if not extra:
+        return None
+    order = dict(order)
+    for g in extra:
+        for c in g.letters:
+            order.setdefault(c, len(order))
+    halved = [Factor(g.node, g.letters, g.power / 2) for g in extra]
+    key = _scalar_key(d, halved, order)
+    if key not in lifts:
+        return None
+    return Half(key, key, _renamed(coef, [g for g in rest if g not in extra], order), len(order), 1, True)
 
 
 def _renamed(coef: float, factors: list[Factor], order: dict) -> Monomial:

@@ -231,3 +231,17 @@ def test_geometric_mean_concave_exactly_when_the_exponents_sum_to_at_most_one(di
 def test_harmonic_mean(body, concave):
     cert = certificate(f"variable x[n] pos\nmaximize {body}")
     assert cert.concave == concave and not cert.convex, (body, cert)
+
+
+@pytest.mark.parametrize("text, convex", [
+    ("variable x[n]\nvariable t pos\nminimize sum(x^2) / t", True),
+    ("variable x[n, k]\nvariable t pos\nminimize sum(x^2) / t", True),
+    ("variable x[n]\nvariable t[n] pos\nminimize sum(x^2 / t)", True),
+    ("variable x[n]\nvariable t pos\nminimize sum(x^2) / t^2", False),     # n = 1: (x/t)^2, det < 0
+    ("variable x[n]\nvariable t pos\nminimize sum(x^3) / t", False),
+])
+def test_vector_quad_over_lin(text, convex):
+    cert = certificate(text)
+    assert cert.convex == convex and not cert.concave, (text, cert)
+    if convex:
+        assert any("2x2 Gram block" in r for r in cert.rules)
