@@ -112,7 +112,7 @@ def _lifted_square(d: Factor, rest: list[Factor], coef: float, order: dict, lift
     """sum_F' w [d(F') g(F)]^2 read on F (the factors g off d's letters, at half their
     power, join both halves) when that lifted key occurs in a cross term."""
     extra = [g for g in rest if not set(g.letters) <= set(d.letters)]
-    if not extra:
+    if not extra or any(g.power % 2 != 0 for g in extra):     # g^p = (g^(p/2))^2, p/2 whole: real halves
         return None
     order = dict(order)
     for g in extra:
