@@ -141,7 +141,7 @@ def check(out: Outcome) -> str:
     return "open: " + ", ".join(open_) if open_ else "ok"
 
 
-def proof_text(out: Outcome, lines: int = 2, width: int = 70) -> str:
+def proof_text(out: Outcome, lines: int = 2, width: int = 100) -> str:
     """The first lines of the proof of a proven side, else the first reason there is none,
     else the curvature a witness found."""
     if out.report is None:
