@@ -219,7 +219,8 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=20, help="points sampled per part (default 20)")
     parser.add_argument("--repeat", type=int, default=3, help="timed calls after the first (default 3)")
-    parser.add_argument("--limit", type=int, default=60, help="seconds before an analysis is stopped (default 60; 0: never)")
+    parser.add_argument("--limit", type=int, default=60,
+                        help="seconds before an analysis is stopped (default 60; 0: never)")
     parser.add_argument("--filter", default="", metavar="NAME", help="only problems whose name contains NAME")
     parser.add_argument("--save", action="store_true", help="also write benchmarks/RESULTS_convexity.md")
     return parser.parse_args(argv)
