@@ -171,8 +171,8 @@ def _match(rest, i, sigma, partner, attributes):
         if j in partner or g.node is not f.node or g.power != f.power:
             continue
         options = [g.letters]
-        if j == i and len(f.letters) == 2 and symmetric_node(f.node, attributes):
-            options.append(f.letters[::-1])
+        if len(f.letters) == 2 and symmetric_node(f.node, attributes):
+            options.append(g.letters[::-1])          # S[a,b] = S[b,a]: sigma may map onto the transpose
         for target in options:
             trial = dict(sigma)
             if _bind_all(trial, f.letters, target):

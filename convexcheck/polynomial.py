@@ -151,10 +151,19 @@ def _raise(ex: Expander, base: Expr, p: float) -> list[Monomial]:
 
 
 def _special(ex: Expander, node: Special) -> list[Monomial]:
-    """adj(X) = det(X) inv(X), an identity where X is invertible (a dense set, so a sign of a
-    continuous Hessian read through it holds everywhere); det and inv are atoms."""
+    """adj(X) = det(X) inv(X), inv(inv(Y)) = Y, det(inv(Y)) = 1 / det(Y), adj(inv(Y)) = Y / det(Y):
+    identities where X and Y are invertible (a dense set, so a sign of a continuous Hessian
+    read through them holds everywhere); det and inv are atoms otherwise."""
+    x = node.args[0]
+    inner = x.args[0] if isinstance(x, Special) and x.fn == "inv" else None
+    if inner is not None and node.fn == "inv":
+        return ex.expand(inner)                                   # inv(inv(Y)) = Y
+    if inner is not None and node.fn == "det":
+        return [Monomial(1.0, (Factor(dag.special("det", inner), (), -1.0),))]     # det(inv(Y)) = 1 / det(Y)
+    if inner is not None and node.fn == "adj":                    # adj(inv(Y)) = Y / det(Y)
+        scale = Factor(dag.special("det", inner), (), -1.0)
+        return [Monomial(m.coef, (scale,) + m.factors) for m in ex.expand(inner)]
     if node.fn == "adj":
-        x = node.args[0]
         return [Monomial(1.0, (Factor(dag.special("det", x), (), 1.0), Factor(dag.special("inv", x), (0, 1), 1.0)))]
     return ex.atom(node)
 
@@ -192,10 +201,41 @@ def normal(m: Monomial, k: int, separate: frozenset) -> Monomial:
     summed letters are renamed canonically (k, k+1, ... in a stable factor order)."""
     if m.coef == 0.0:
         return m
-    factors = _relabel_deltas(list(m.factors), k)
+    factors = _relabel_deltas(_cancel_inverses(list(m.factors), k), k)
     factors = _merge_powers(factors, separate)
     factors = _drop_ones(factors, k)
     return Monomial(m.coef, canonical(factors, k))
+
+
+def _cancel_inverses(factors: list[Factor], k: int) -> list[Factor]:
+    """M[a,b] inv(M)[b,c] = delta[a,c] = inv(M)[a,b] M[b,c], where the summed letter b is read
+    by these two factors alone."""
+    while True:
+        count: dict = {}
+        for f in factors:
+            for c in f.letters:
+                count[c] = count.get(c, 0) + 1
+        found = _inverse_pair(factors, count, k)
+        if found is None:
+            return factors
+        i, j, a, c = found
+        m = factors[i].node if not isinstance(factors[i].node, Special) else factors[j].node
+        factors = [f for n, f in enumerate(factors) if n not in (i, j)] + \
+            [Factor(dag.delta(1, (m.axes[0], m.axes[0])), (a, c), 1.0)]
+
+
+def _inverse_pair(factors: list[Factor], count: dict, k: int):
+    for i, f in enumerate(factors):
+        if f.power != 1.0 or not (isinstance(f.node, Special) and f.node.fn == "inv"):
+            continue
+        for j, g in enumerate(factors):
+            if j == i or g.node is not f.node.args[0] or g.power != 1.0:
+                continue
+            for (p, left), (q, right) in (((j, g), (i, f)), ((i, f), (j, g))):
+                b = left.letters[1]
+                if right.letters[0] == b and not _is_out(b, k) and count[b] == 2:
+                    return p, q, left.letters[0], right.letters[1]
+    return None
 
 
 def _relabel_deltas(factors: list[Factor], k: int) -> list[Factor]:

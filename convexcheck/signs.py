@@ -105,8 +105,11 @@ class Signs:
         return ANY
 
     def _special(self, node: Special) -> Interval:
+        """det of a pd matrix, or of the inverse of one, is > 0."""
         if node.fn == "det":
             x = node.args[0]
+            if isinstance(x, Special) and x.fn == "inv":
+                x = x.args[0]
             if isinstance(x, Var) and x.name in self.attributes and self.attributes[x.name].definite == "pd":
                 return POSITIVE
         return ANY

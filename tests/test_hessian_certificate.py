@@ -245,3 +245,18 @@ def test_vector_quad_over_lin(text, convex):
     assert cert.convex == convex and not cert.concave, (text, cert)
     if convex:
         assert any("2x2 Gram block" in r for r in cert.rules)
+
+
+@pytest.mark.parametrize("text, convex, concave", [
+    ("variable X[n, n] pd\nminimize inv(X) *(ij,ij->) delta(1)", True, False),           # tr(inv X)
+    ("variable X[n, n] pd\nminimize -(inv(X) *(ij,ij->) delta(1))", False, True),
+    ("variable X[n, n] pd\nminimize log(det(inv(X)))", True, False),                     # -log det X
+    ("variable X[n, n] pd\nminimize log(det(X))", False, True),
+    ("variable X[n, n] pd\nparameter A[n, n] psd\nminimize inv(X) *(ij,ij->) A", True, False),
+    ("variable X[n, n] pd\nminimize inv(X) *(ij,ij->) inv(X)", True, False),             # tr(X^-2)
+    ("variable X[n, n] symmetric\nminimize inv(X) *(ij,ij->) delta(1)", False, False),   # not pd: no proof
+    ("variable X[n, n] pd\nparameter A[n, n]\nminimize inv(X) *(ij,ij->) A", False, False),
+])
+def test_matrix_atoms(text, convex, concave):
+    cert = certificate(text)
+    assert (cert.convex, cert.concave) == (convex, concave), (text, cert)
