@@ -22,6 +22,7 @@ from tensorcalc import dag, simplify, to_text
 from tensorcalc.dag import Product, LETTERS, Axis, Const, Expr, Gather, Power, Var
 from tensorcalc.forward import pushforward
 
+from .gram import rational_semidefinite, symbolic_semidefinite
 from .model import Attributes
 from .pairing import split
 from .polynomial import Expander, Factor, Monomial, TooLarge, collect, multiply, normal, ones
@@ -250,7 +251,8 @@ class _Decider:
 
     def _gram(self, comp) -> None:
         if len(comp) != 2:
-            self._constant_gram(comp)
+            if not self._constant_gram(comp):
+                self._symbolic_gram(comp)
             return
         a, b = comp
         f = self._f(a)
@@ -266,9 +268,10 @@ class _Decider:
         (self.cert.rules if ok and (ia.nonneg and ib.nonneg or ia.nonpos and ib.nonpos) else
          self.cert.failures).append(text)
 
-    def _constant_gram(self, comp) -> None:
+    def _constant_gram(self, comp) -> bool:
         """An n x n block w(F) C with one common weight w and constant C (the second
-        difference x[i+2] - 2 x[i+1] + x[i]): C's sign decided exactly (`_semidefinite`)."""
+        difference x[i+2] - 2 x[i+1] + x[i]): C's sign decided exactly. False when the
+        block is not of that form."""
         f = self._f(comp[0])
         common, rows = None, []
         for a in comp:
@@ -276,19 +279,31 @@ class _Decider:
             for b in comp:
                 w = self.weight(a, b)
                 if len(w) > 1 or (w and common is not None and w[0].factors != common):
-                    self.psd = self.nsd = False
-                    self.cert.failures.append(f"a {len(comp)}x{len(comp)} block of scalar directions "
-                                              f"whose weights are not one common factor times constants")
-                    return
+                    return False
                 common = w[0].factors if w else common
                 row.append(Fraction(w[0].coef) if w else Fraction(0))
             rows.append(row)
         iw = self.sign([Monomial(1.0, common or ())], f)
-        psd, nsd = _semidefinite(rows), _semidefinite([[-v for v in r] for r in rows])
+        psd, nsd = rational_semidefinite(rows), rational_semidefinite([[-v for v in r] for r in rows])
         self.psd &= (psd and iw.nonneg) or (nsd and iw.nonpos)
         self.nsd &= (nsd and iw.nonneg) or (psd and iw.nonpos)
         text = f"{len(comp)}x{len(comp)} Gram block (common weight {iw}, constant matrix {'PSD' if psd else 'NSD' if nsd else 'indefinite'})"
         (self.cert.rules if self.psd or self.nsd else self.cert.failures).append(text)
+        return True
+
+    def _symbolic_gram(self, comp) -> None:
+        """An n x n block of polynomial weights: fraction-free elimination (`gram`)."""
+        f = self._f(comp[0])
+        rows = [[self.weight(a, b) for b in comp] for a in comp]
+        negated = [[[Monomial(-m.coef, m.factors) for m in e] for e in r] for r in rows]
+        psd = symbolic_semidefinite(rows, f, self.sign)
+        nsd = not psd and symbolic_semidefinite(negated, f, self.sign)
+        self.psd &= psd
+        self.nsd &= nsd
+        names = ", ".join(_text_key(k) for k in comp)
+        text = (f"{len(comp)}x{len(comp)} Gram block of {names}: "
+                f"{'PSD' if psd else 'NSD' if nsd else 'not shown semidefinite'} by fraction-free elimination")
+        (self.cert.rules if psd or nsd else self.cert.failures).append(text)
 
     def _variance(self, singles: dict) -> None:
         """Absorb each negative square of a combination into a square (a PSD pair), and, in
@@ -344,20 +359,6 @@ def _lower_quotient(a: float, b: float) -> float:
     """a / b rounded down (a lower bound on the exact quotient)."""
     q = a / b
     return q if Fraction(q) <= Fraction(a) / Fraction(b) else math.nextafter(q, -math.inf)
-
-
-def _semidefinite(rows: list[list[Fraction]]) -> bool:
-    """Whether the symmetric rational matrix is PSD, exactly: eliminate on a positive
-    diagonal entry (its Schur complement is PSD iff the matrix is); without one, the rest
-    must be zero."""
-    m = [list(r) for r in rows]
-    while m:
-        i = next((k for k in range(len(m)) if m[k][k] > 0), None)
-        if i is None:
-            return all(v == 0 for r in m for v in r)
-        p, col = m[i][i], [r[i] for r in m]
-        m = [[m[r][c] - col[r] * col[c] / p for c in range(len(m)) if c != i] for r in range(len(m)) if r != i]
-    return True
 
 
 def _components(keys, links):

@@ -260,3 +260,25 @@ def test_vector_quad_over_lin(text, convex):
 def test_matrix_atoms(text, convex, concave):
     cert = certificate(text)
     assert (cert.convex, cert.concave) == (convex, concave), (text, cert)
+
+
+# ---------------------------------------------------------------- Gram blocks larger than 2x2
+
+S3 = "variable x\nvariable y\nvariable z pos\n"
+P3 = "variable x pos\nvariable y pos\nvariable z pos\n"
+
+
+@pytest.mark.parametrize("text, convex, concave", [
+    (S3 + "minimize (x^2 + y^2) / z", True, False),
+    (S3 + "minimize (x + y)^2 / z", True, False),
+    (S3 + "minimize (x^2 - y^2) / z", False, False),
+    (S3 + "minimize (x^2 + y^2) / z + x * y", False, False),    # z large: x y alone
+    (P3 + "maximize (x * y * z)^(1/3)", False, True),
+    (P3 + "maximize (x * y * z)^(1/2)", False, False),          # degree 3/2
+    ("variable x\nvariable y\nvariable z\nminimize log(exp(x) + exp(y) + exp(z))", True, False),
+])
+def test_symbolic_gram_blocks(text, convex, concave):
+    cert = certificate(text)
+    assert (cert.convex, cert.concave) == (convex, concave), (text, cert)
+    if convex or concave:
+        assert any("3x3 Gram block" in r and "fraction-free" in r for r in cert.rules)
