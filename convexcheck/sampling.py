@@ -1,12 +1,14 @@
 """Numeric search for curvature counterexamples, used where no symbolic proof exists.
 
 Plan, then execute: `search` builds the joint Hessian of one part over the analysed
-variables once (compiled, `tensorcalc.compile`), then draws points that satisfy the
-declared attributes, takes the extreme eigenpairs of the Hessian at each, and tries the
-eigenvectors as directions of wrong curvature. A candidate becomes a `Witness` only if
-a second difference of the ORIGINAL expression, evaluated with `tensorcalc.evaluate`
-and independent of the Hessian code, confirms it at two consecutive step sizes: a false
-"disproved" is the worst bug this module can have, a missed witness only costs evidence.
+variables once (compiled, `tensorcalc.compile`; a dense matrix up to DENSE_LIMIT
+unknowns, Hessian-vector products with Lanczos beyond, see `hessians`), then draws
+points that satisfy the declared attributes, takes the extreme eigenpairs of the
+Hessian at each, and tries the eigenvectors as directions of wrong curvature. A
+candidate becomes a `Witness` only if a second difference of the ORIGINAL expression,
+evaluated with `tensorcalc.evaluate` and independent of the Hessian code, confirms it
+at two consecutive step sizes: a false "disproved" is the worst bug this module can
+have, a missed witness only costs evidence.
 """
 from __future__ import annotations
 
@@ -15,21 +17,19 @@ import sys
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.linalg
-import scipy.sparse
-import scipy.sparse.linalg
+import scipy.sparse.linalg  # noqa: F401 (re-exported)
 
 import tensorcalc
-from tensorcalc import dag
-from tensorcalc.dag import Axis
 
+from .hessians import (DenseHessian, HessianOperator, Layout, check_nodes, extremes, lanczos,  # noqa: F401
+                       symmetric_basis, var_nodes)
 from .model import Problem
-from .values import SCALES, sample_point, sample_value, satisfies  # noqa: F401 (re-exported)
+from .values import SCALES, check_sizes, sample_point, sample_value, satisfies  # noqa: F401 (re-exported)
 
 KINDS = ("convex", "concave")
 STEPS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)   # relative step sizes of the second difference
 ATTEMPTS = 5                               # draws allowed per wanted valid sample
-DENSE_LIMIT = 3000                         # larger Hessians are only applied to vectors
+DENSE_LIMIT = 300                          # more unknowns: Hessian-vector products and Lanczos
 LANCZOS_STEPS = 60                         # Hessian-vector products per point beyond DENSE_LIMIT
 GUARD_TOLERANCE = 1e-6                     # relative curvature that contradicts a proof
 NOISE = 1e3 * np.finfo(float).eps          # relative rounding error allowed per evaluation
@@ -73,7 +73,8 @@ class Evidence:
     `samples` points had a finite value and Hessian; `skipped` draws did not (outside the
     implicit domain). `min_curvature`/`max_curvature` are the extreme eigenvalues of the
     Hessian (over symmetric directions for symmetric variables) seen, nan if none; beyond
-    DENSE_LIMIT entries they are Lanczos Ritz values, which lie inside the spectrum."""
+    DENSE_LIMIT unknowns they are Lanczos Ritz values, which lie inside the spectrum (up
+    to rounding of the Hessian-vector products), so they can only understate its range."""
 
     samples: int
     min_curvature: float
@@ -81,173 +82,6 @@ class Evidence:
     convex_witness: Witness | None       # verified negative curvature: not convex
     concave_witness: Witness | None      # verified positive curvature: not concave
     skipped: int = 0
-
-
-# ----------------------------------------------------------------------------- coordinates
-
-@dataclass(frozen=True)
-class Layout:
-    """The analysed variables as one flat vector (C order, in `names` order), and the
-    orthonormal basis `basis` (N x m) of allowed directions: symmetric matrices (E_ii,
-    (E_ij + E_ji)/sqrt 2) for symmetric variables, all entries otherwise; None: identity."""
-
-    names: tuple[str, ...]
-    shapes: tuple[tuple[int, ...], ...]
-    basis: scipy.sparse.csr_matrix | None = field(default=None, repr=False)
-
-    @classmethod
-    def build(cls, problem: Problem, names: list[str], sizes) -> "Layout":
-        decls = [problem.declarations[n] for n in names]
-        shapes = tuple(d.shape(sizes) for d in decls)
-        if not any(d.attributes.is_symmetric for d in decls):
-            return cls(tuple(names), shapes)
-        blocks = [symmetric_basis(s) if d.attributes.is_symmetric else scipy.sparse.identity(int(np.prod(s)))
-                  for d, s in zip(decls, shapes)]
-        return cls(tuple(names), shapes, scipy.sparse.block_diag(blocks, format="csr"))
-
-    @property
-    def size(self) -> int:
-        return sum(int(np.prod(s)) for s in self.shapes)
-
-    @property
-    def reduced(self) -> int:
-        return self.size if self.basis is None else self.basis.shape[1]
-
-    def expand(self, v: np.ndarray) -> dict[str, np.ndarray]:
-        """Reduced coordinates to one array per variable (B v, split)."""
-        flat = v if self.basis is None else self.basis @ v
-        bounds = np.cumsum([0] + [int(np.prod(s)) for s in self.shapes])
-        return {n: flat[a:b].reshape(s) for n, s, a, b in zip(self.names, self.shapes, bounds, bounds[1:])}
-
-    def restrict(self, y: np.ndarray) -> np.ndarray:
-        """B^T y for a vector or matrix y in full coordinates."""
-        return y if self.basis is None else np.asarray(self.basis.T @ y)
-
-    def reduce(self, h: np.ndarray) -> np.ndarray:
-        """B^T H B for a symmetric N x N matrix H."""
-        return h if self.basis is None else self.restrict(self.restrict(h).T)
-
-
-def symmetric_basis(shape: tuple[int, ...]) -> scipy.sparse.csr_matrix:
-    """Orthonormal basis (columns) of the symmetric n x n matrices, flattened in C order."""
-    if len(shape) != 2 or shape[0] != shape[1]:
-        raise ValueError(f"a symmetric variable must be a square matrix, not shape {shape}")
-    n = shape[0]
-    i, j = np.triu_indices(n)
-    k = np.arange(len(i))
-    off = i != j
-    rows = np.concatenate([i * n + j, (j * n + i)[off]])
-    cols = np.concatenate([k, k[off]])
-    data = np.where(np.concatenate([off, off[off]]), 1 / math.sqrt(2), 1.0)
-    return scipy.sparse.csr_matrix((data, (rows, cols)), shape=(n * n, len(k)))
-
-
-# ----------------------------------------------------------------------------- Hessians
-
-def _var_nodes(expr, problem: Problem, names: list[str]) -> list:
-    """The Var of each analysed name: the expression's own, or a fresh one (zero derivative)."""
-    found = tensorcalc.variables(expr)
-    return [found.get(n) or dag.var(n, [Axis(n, k) for k in range(len(problem.declarations[n].dims))])
-            for n in names]
-
-
-class DenseHessian:
-    """The joint Hessian as an N x N matrix: blocks d(d expr/d a)/d b, a's axes first,
-    compiled with the value into one function."""
-
-    def __init__(self, expr, xs: list, layout: Layout):
-        self.layout, n = layout, len(xs)
-        grads = [tensorcalc.derivative(expr, x) for x in xs]
-        self.pairs = [(a, b) for a in range(n) for b in range(a, n)]
-        self.fn = tensorcalc.compile([expr] + [tensorcalc.derivative(grads[a], xs[b]) for a, b in self.pairs])
-
-    def __call__(self, point) -> tuple[float, np.ndarray]:
-        value, *blocks = self.fn(point)
-        sizes = [int(np.prod(s)) for s in self.layout.shapes]
-        starts = np.cumsum([0] + sizes)
-        h = np.empty((starts[-1], starts[-1]))
-        for (a, b), block in zip(self.pairs, blocks):
-            block = block.reshape(sizes[a], sizes[b])
-            h[starts[a]:starts[a + 1], starts[b]:starts[b + 1]] = block
-            h[starts[b]:starts[b + 1], starts[a]:starts[a + 1]] = block.T
-        return float(value), self.layout.reduce((h + h.T) / 2)
-
-
-class HessianOperator:
-    """Hessian-vector products (the pushforward of the gradient along direction
-    variables), for Hessians too large to hold."""
-
-    def __init__(self, expr, xs: list, layout: Layout, taken):
-        self.layout = layout
-        dirs = [dag.var(_fresh("_dir_" + x.name, taken), x.axes) for x in xs]
-        self.dir_names = [d.name for d in dirs]
-        grads = [tensorcalc.derivative(expr, x) for x in xs]
-        hvps = [dag.add_all([tensorcalc.pushforward(g, x, d) for x, d in zip(xs, dirs)]) for g in grads]
-        self.value = tensorcalc.compile(expr)
-        self.hvp = tensorcalc.compile(hvps)
-
-    def __call__(self, point) -> tuple[float, scipy.sparse.linalg.LinearOperator]:
-        def matvec(v):
-            d = self.layout.expand(np.ravel(v))
-            out = self.hvp({**point, **{k: d[n] for k, n in zip(self.dir_names, self.layout.names)}})
-            return self.layout.restrict(np.concatenate([np.ravel(o) for o in out]))
-        m = self.layout.reduced
-        operator = scipy.sparse.linalg.LinearOperator((m, m), matvec=matvec, dtype=float)
-        return float(self.value(point)), operator
-
-
-def _fresh(name: str, taken) -> str:
-    while name in taken:
-        name += "_"
-    return name
-
-
-def extremes(h) -> tuple[tuple[float, np.ndarray], tuple[float, np.ndarray]] | None:
-    """(smallest, largest) eigenpairs of a dense matrix, or Ritz pairs of an operator
-    (inner bounds of the spectrum); None if not finite."""
-    if isinstance(h, np.ndarray):
-        return _dense_extremes(h) if np.all(np.isfinite(h)) else None
-    return lanczos(h, LANCZOS_STEPS)
-
-
-def _dense_extremes(h: np.ndarray):
-    n = len(h)
-    if n <= 200:
-        w, v = np.linalg.eigh(h)
-        return (w[0], v[:, 0]), (w[-1], v[:, -1])
-    ends = []
-    for k in (0, n - 1):                       # one end at a time: no full eigendecomposition
-        w, v = scipy.linalg.eigh(h, subset_by_index=[k, k], driver="evx", check_finite=False)
-        ends.append((w[0], v[:, 0]))
-    return tuple(ends)
-
-
-def lanczos(op, steps: int):
-    """The extreme Ritz pairs of `op` after at most `steps` Lanczos steps with full
-    reorthogonalisation, from a fixed start: a bounded cost (`steps` products), and one
-    Krylov space for both ends. Exact once `steps` reaches the dimension; None if a
-    product is not finite. (ARPACK, run to convergence, can take thousands of products
-    on the clustered spectra of rank-deficient Hessians, and then returns no vector.)"""
-    m = op.shape[0]
-    q = np.zeros((min(m, steps), m))
-    alpha, beta = [], []
-    v = np.random.default_rng(0).standard_normal(m)
-    v /= np.linalg.norm(v)
-    for j in range(len(q)):
-        q[j] = v
-        w = op.matvec(v)
-        if not np.all(np.isfinite(w)):
-            return None
-        alpha.append(float(v @ w))
-        for _ in range(2):                     # twice is enough (Kahan, Parlett)
-            w = w - q[:j + 1].T @ (q[:j + 1] @ w)
-        beta.append(float(np.linalg.norm(w)))
-        if beta[-1] <= 1e-10 * max(abs(x) for x in alpha + beta[:-1] + [1e-300]):
-            break                              # an invariant subspace: the Ritz pairs are exact
-        v = w / beta[-1]
-    theta, s = scipy.linalg.eigh_tridiagonal(np.array(alpha), np.array(beta[:-1]))
-    vectors = q[:len(alpha)].T @ s[:, [0, -1]]
-    return (theta[0], vectors[:, 0]), (theta[-1], vectors[:, 1])
 
 
 # ----------------------------------------------------------------------------- verification
@@ -333,7 +167,7 @@ def search(part_expr, problem: Problem, variables: list[str], *, samples: int = 
     in `fixed` are held at those values instead of being sampled. `guard`: at least that
     many points are examined (for the soundness guard of proven sides), and curvature of
     either kind beyond GUARD_TOLERANCE of the scale seen is verified as a witness too."""
-    hessian, layout = _plan(part_expr, problem, variables, sizes, want)
+    hessian, layout = _plan(part_expr, problem, variables, sizes, want, fixed)
     rng, tally = np.random.default_rng(seed), _Tally(set(want), guard=guard)
     with _bar(progress, samples) as bar:
         for k in range(ATTEMPTS * samples):
@@ -345,8 +179,9 @@ def search(part_expr, problem: Problem, variables: list[str], *, samples: int = 
     return tally.evidence()
 
 
-def _plan(expr, problem: Problem, variables: list[str], sizes, want):
-    """Check the arguments; build the compiled Hessian (dense or operator) once."""
+def _plan(expr, problem: Problem, variables: list[str], sizes, want, fixed):
+    """Check the arguments and sizes (SizeError before any large allocation); build the
+    compiled Hessian (dense or operator) once."""
     unknown = [n for n in variables if n not in problem.variables]
     if not variables or unknown:
         raise ValueError(f"search needs variables of the problem; not variables: {unknown or 'none given'}")
@@ -357,12 +192,14 @@ def _plan(expr, problem: Problem, variables: list[str], sizes, want):
         raise ValueError(f"the expression reads undeclared names: {', '.join(undeclared)}")
     if not set(want) <= set(KINDS):
         raise ValueError(f"want must name kinds among {KINDS}, got {tuple(want)}")
+    check_sizes(problem, sizes, fixed)
     layout = Layout.build(problem, list(variables), sizes)
-    xs = _var_nodes(expr, problem, list(variables))
+    xs = var_nodes(expr, problem, list(variables))
+    check = lambda exprs: check_nodes(exprs, problem, sizes, f"the Hessian in {', '.join(variables)}")  # noqa: E731
     if layout.size <= DENSE_LIMIT:
-        return DenseHessian(expr, xs, layout), layout
+        return DenseHessian(expr, xs, layout, check), layout
     taken = set(problem.declarations) | set(tensorcalc.variables(expr))
-    return HessianOperator(expr, xs, layout, taken), layout
+    return HessianOperator(expr, xs, layout, taken, check), layout
 
 
 def _examine(expr, problem, hessian, layout: Layout, point, tally: _Tally) -> bool:
@@ -371,7 +208,7 @@ def _examine(expr, problem, hessian, layout: Layout, point, tally: _Tally) -> bo
     with np.errstate(all="ignore"):
         try:
             value, h = hessian(point)
-            pairs = extremes(h) if math.isfinite(value) else None
+            pairs = extremes(h, LANCZOS_STEPS) if math.isfinite(value) else None
         except (tensorcalc.DomainError, np.linalg.LinAlgError):
             pairs = None
     if pairs is None:

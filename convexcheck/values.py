@@ -2,7 +2,8 @@
 
 `sample_point` draws every declaration of a problem at a cycling scale; `satisfies` is
 the independent check that a value (a sample, or a point moved along a witness
-direction) is admissible.
+direction) is admissible. `check_sizes` refuses, before anything is allocated, sizes
+at which one declared array would exceed MAX_ENTRIES entries.
 """
 from __future__ import annotations
 
@@ -10,16 +11,39 @@ import math
 
 import numpy as np
 
+from tensorcalc import TensorCalcError
+
 from .model import Attributes, Problem
 
 SCALES = (0.1, 1.0, 10.0)                  # magnitudes cycled through, for free entries and offsets
+MAX_ENTRIES = 50_000_000                   # entries of one array (400 MB of float64) sampling may allocate
+
+
+class SizeError(TensorCalcError):
+    """The sizes make one array of the analysis too large to allocate."""
+
+
+def check_sizes(problem: Problem, sizes: dict[str, int] | None,
+                fixed: dict[str, np.ndarray] | None = None) -> None:
+    """SizeError naming the first declaration (not given in `fixed`) whose array at `sizes`
+    has more than MAX_ENTRIES entries, with its dimensions and the fix."""
+    for name, decl in problem.declarations.items():
+        shape = decl.shape(sizes)
+        entries = math.prod(shape)
+        if name not in (fixed or {}) and entries > MAX_ENTRIES:
+            named = ", ".join(dict.fromkeys(f"{d}={n}" for d, n in zip(decl.dims, shape) if isinstance(d, str)))
+            raise SizeError(f"{decl.kind} {name}[{', '.join(map(str, decl.dims))}] would have {entries:,} "
+                            f"entries at {named or 'its sizes'} (limit {MAX_ENTRIES:,} per array); "
+                            f"choose smaller --dim lengths")
 
 
 def sample_point(problem: Problem, sizes: dict[str, int] | None, rng: np.random.Generator,
                  k: int, fixed: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Values for every declaration of the k-th draw. Variables' scale cycles through
     SCALES with k and parameters' with k // len(SCALES), so nine draws see every pair.
-    Parameters given in `fixed` keep those values (the user's data)."""
+    Parameters given in `fixed` keep those values (the user's data). SizeError if an
+    array would be too large (`check_sizes`)."""
+    check_sizes(problem, sizes, fixed)
     point = dict(fixed or {})
     for name, decl in problem.declarations.items():
         if name in point:
