@@ -343,18 +343,21 @@ def _bilinear(walk: _Walk, node: Expr) -> bool:
     return len(reading) == 2 and all(_linear(walk, a) for a in reading)
 
 
-def linear_terms(node: Expr, sign: float = 1.0) -> list[tuple[float, Expr]]:
-    """`node` as sum_k c_k t_k through sums, negations and scalar constant multiples."""
-    out, stack = [], [(sign, node)]
+def linear_terms(node: Expr, keep=lambda m: False) -> list[tuple[float, Expr]]:
+    """`node` as sum_k c_k t_k through sums, negations and scalar constant multiples; a
+    node below the top for which `keep` is true stays one term."""
+    out, stack = [], [(1.0, node, True)]
     while stack:
-        c, m = stack.pop()
-        if isinstance(m, Sum):
-            stack.extend((c, a) for a in m.args)
+        c, m, top = stack.pop()
+        if not top and keep(m):
+            out.append((c, m))
+        elif isinstance(m, Sum):
+            stack.extend((c, a, False) for a in m.args)
         elif isinstance(m, Elementwise) and m.fn == "neg":
-            stack.append((-c, m.args[0]))
+            stack.append((-c, m.args[0], False))
         elif isinstance(m, Product) and len(m.args) == 2 and _scalar_const(m) is not None:
             value, other = _scalar_const(m)
-            stack.append((c * value, other))
+            stack.append((c * value, other, False))
         else:
             out.append((c, m))
     return out
@@ -370,34 +373,37 @@ def _scalar_const(m: Product):
 
 
 def _max_pattern(walk: _Walk, node: Sum) -> Verdict | None:
-    """c * relu(a - b) + c * b + rest = c * max(a, b) + rest: convex for convex a, b, c >= 0."""
-    terms = linear_terms(node)
-    for c, t in terms:
-        if not (c > 0 and isinstance(t, Elementwise) and t.fn == "relu"):
-            continue
-        inner = [(k, m) for k, m in linear_terms(t.args[0]) if walk.reads[m]]
-        b = [(-k * c, m) for k, m in inner if k < 0]
-        a = [(k, m) for k, m in inner if k > 0]
-        rest = _remove(terms, [(c, t)] + b)
-        if rest is None or not b:
-            continue
-        parts = [_scaled_curvature(walk, k, m) for k, m in a + b] + \
-                [_scaled_curvature(walk, k, m) for k, m in rest]
-        total = atoms.combine(parts)
-        if total.convex:
-            return Verdict(CONVEX, "max of convex functions (b + relu(a - b)) plus convex terms",
-                           _hess([walk.child(m) for _, m in a + b + rest]))
+    """c * relu(a - b) + c * b + rest = c * max(a, b) + rest: convex for convex a, b and
+    rest, c > 0. The terms of b are those of the relu's argument that the sum holds with
+    the opposite coefficient (times c); a is the rest of the argument.
+    Tried with known parts kept whole (nested maxima) and with every sum opened."""
+    known = lambda m: isinstance(m, Sum) and walk.child(m).curvature.known      # noqa: E731
+    for keep in (known, lambda m: False):
+        terms = linear_terms(node, keep)
+        for c, t in terms:
+            if c > 0 and isinstance(t, Elementwise) and t.fn == "relu":
+                found = _max_of(walk, terms, c, t, keep)
+                if found is not None:
+                    return found
     return None
 
 
-def _remove(terms, taken):
-    left = list(terms)
-    for k, m in taken:
-        match = next((i for i, (k2, m2) in enumerate(left) if m2 is m and math.isclose(k2, k)), None)
-        if match is None:
-            return None
-        left.pop(match)
-    return left
+def _max_of(walk: _Walk, terms, c: float, relu: Expr, keep) -> Verdict | None:
+    inner = [(k, m) for k, m in linear_terms(relu.args[0], keep) if walk.reads[m]]
+    rest = [(k, m) for k, m in terms if not (m is relu and k == c)]
+    b = []
+    for k, m in inner:
+        match = next((i for i, (k2, m2) in enumerate(rest) if m2 is m and math.isclose(k2, -k * c)), None)
+        if match is not None:
+            b.append(rest.pop(match))
+    a = [(k, m) for k, m in inner if not any(m is m2 for _, m2 in b)]
+    if not b:
+        return None
+    total = atoms.combine([_scaled_curvature(walk, k, m) for k, m in a + b + rest])
+    if not total.convex:
+        return None
+    return Verdict(CONVEX, "max of convex functions (b + relu(a - b)) plus convex terms",
+                   _hess([walk.child(m) for _, m in a + b + rest]))
 
 
 def _scaled_curvature(walk: _Walk, k: float, m: Expr) -> Curvature:
