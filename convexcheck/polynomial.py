@@ -51,7 +51,7 @@ class Expander:
     def __init__(self, separate: frozenset = frozenset()):
         self.separate = separate
         self.memo: dict[Expr, list[Monomial]] = {}
-        self.counter = 10 ** 6
+        self.counter = len(dag.LETTERS)   # fresh letters lie above every output letter (0..order-1)
 
     def fresh(self) -> int:
         self.counter += 1

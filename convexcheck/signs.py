@@ -175,7 +175,8 @@ class Signs:
             if not isinstance(f.node, (Sum, Product)):
                 continue
             try:
-                parts = [_on_letters(b, f.letters) for b in self.expander.expand(f.node)]
+                start = _past(m.factors, k)
+                parts = [_on_letters(b, f.letters, start) for b in self.expander.expand(f.node)]
             except TooLarge:
                 continue
             if not all(self.monomial(b, k).nonneg for b in parts):
@@ -185,7 +186,7 @@ class Signs:
                 if q == 1 and b.coef > 0 and canonical(others, k) == canonical(list(b.factors), k):
                     return mul(point(m.coef), Interval(0.0, recip(point(b.coef)).hi, _nz(self.monomial(b, k))))
             for b in sorted(parts, key=lambda b: -len(b.factors)):
-                left = _divide(others, b.factors, q)
+                left = _divide(others, b.factors, q, start)
                 if left is not None and b.coef > 0:
                     share = Interval(0.0, power(point(b.coef), -q).hi, _nz(self.monomial(b, k)))   # (b / B)^q, > 0 where b is
                     return mul(share, self.monomial(Monomial(m.coef, tuple(left)), k))
@@ -205,7 +206,7 @@ class Signs:
                         return None
                     opened = True
                     try:
-                        inner = [_on_letters(b, f.letters) for b in self.expander.expand(f.node)]
+                        inner = [_on_letters(b, f.letters, k) for b in self.expander.expand(f.node)]
                     except TooLarge:
                         return None
                     if len(terms) * len(inner) ** int(f.power) + len(out) > MAX_OPEN:
@@ -227,20 +228,25 @@ def _guarded(node: Gather) -> bool:
     return any(d != 1 for _, _, d in node.rows)
 
 
-def _on_letters(b: Monomial, letters: tuple[int, ...]) -> Monomial:
-    """A node's monomial (outputs 0..r-1) with its outputs renamed to `letters`; summed
-    letters are moved past every output letter used by the caller (offset 10**5)."""
+def _past(factors, k: int) -> int:
+    """A letter above every letter of `factors` and every output letter 0..k-1."""
+    return 1 + max([k] + [c for f in factors for c in f.letters])
+
+
+def _on_letters(b: Monomial, letters: tuple[int, ...], start: int) -> Monomial:
+    """A node's monomial (outputs 0..r-1) with its outputs renamed to `letters` and its
+    summed letters c moved to start + c (start: past every letter the caller uses)."""
     rename = dict(enumerate(letters))
-    return Monomial(b.coef, tuple(Factor(f.node, tuple(rename.get(c, c + 10 ** 5) for c in f.letters), f.power)
+    return Monomial(b.coef, tuple(Factor(f.node, tuple(rename.get(c, start + c) for c in f.letters), f.power)
                                   for f in b.factors))
 
 
-def _divide(factors: list[Factor], by: tuple[Factor, ...], q: int) -> list[Factor] | None:
-    """factors / by^q when every factor of `by` (on output letters only) occurs with at
-    least q times its power; None otherwise."""
+def _divide(factors: list[Factor], by: tuple[Factor, ...], q: int, start: int) -> list[Factor] | None:
+    """factors / by^q when every factor of `by` (on output letters only: none >= start)
+    occurs with at least q times its power; None otherwise."""
     have = {(f.node, f.letters): f.power for f in factors}
     for g in by:
-        if any(c >= 10 ** 5 for c in g.letters):
+        if any(c >= start for c in g.letters):
             return None
         key = (g.node, g.letters)
         if key not in have or have[key] * g.power < 0 or abs(have[key]) < abs(g.power * q):
