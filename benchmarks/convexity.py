@@ -228,6 +228,7 @@ def parse_args(argv):
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    header = provenance(args)                  # before the run: the sources as they were imported
     signal.signal(signal.SIGALRM, _alarm)
     cases = [c for c in all_cases() if args.filter in c.name]
     outcomes = [measure(c, args.samples, args.repeat, args.limit)
@@ -235,7 +236,7 @@ def main(argv=None) -> int:
     lines = table(outcomes, args.repeat) + [""] + summary(outcomes)
     print("\n".join(lines))
     if args.save:
-        RESULTS.write_text("\n".join(provenance(args) + lines) + "\n")
+        RESULTS.write_text("\n".join(header + lines) + "\n")
     failed = any(wrong_sides(o) or o.error.startswith("ERROR") for o in outcomes)
     return 1 if failed else 0
 
