@@ -131,7 +131,10 @@ class Signs:
         return iv
 
     def _summed(self, m: Monomial, k: int) -> Interval:
+        m, forms = self._quadratic_forms(m, k)
         iv = point(m.coef)
+        for form in forms:
+            iv = mul(iv, form)
         for f in m.factors:
             iv = mul(iv, self.factor(f))
         summed = summed_axes(m, k)
@@ -142,6 +145,40 @@ class Signs:
         if len(known) == len(summed):
             return total
         return Interval(total.lo if iv.lo >= 0 else -INF, total.hi if iv.hi <= 0 else INF, iv.nonzero)
+
+    def _quadratic_forms(self, m: Monomial, k: int) -> tuple[Monomial, list[Interval]]:
+        """Factors K[a,b] g[a] g[b] with a, b summed letters that these three alone carry and
+        K semidefinite: the quadratic form g' K g, >= 0 for K PSD (<= 0 for K NSD), taken out."""
+        count: dict = {}
+        for f in m.factors:
+            for c in f.letters:
+                count[c] = count.get(c, 0) + 1
+        factors, forms = list(m.factors), []
+        for kernel in list(factors):
+            sign = self._definite(kernel)
+            if sign is None or kernel not in factors or len(kernel.letters) != 2:
+                continue
+            a, b = kernel.letters
+            if a == b or a < k or b < k or count[a] != 2 or count[b] != 2:
+                continue
+            ga = next((g for g in factors if g is not kernel and g.letters == (a,)), None)
+            gb = next((g for g in factors if g is not kernel and g.letters == (b,)), None)
+            if ga is None or gb is None or ga.node is not gb.node or ga.power != gb.power:
+                continue
+            factors = [g for g in factors if g is not kernel and g is not ga and g is not gb]
+            forms.append(NONNEG if sign > 0 else Interval(-INF, 0.0))
+        return (Monomial(m.coef, tuple(factors)), forms) if forms else (m, [])
+
+    def _definite(self, f: Factor) -> int | None:
+        """+1 for a PSD matrix factor (a psd/pd parameter, inv of a pd one), -1 for NSD."""
+        node, flip = f.node, 1
+        if f.power != 1.0:
+            return None
+        if isinstance(node, Special) and node.fn == "inv":
+            node, flip = node.args[0], 0
+        attrs = self.attributes.get(node.name) if isinstance(node, Var) else None
+        table = {"psd": 1, "pd": 1, "nsd": -1, "nd": -1} if flip else {"pd": 1, "nd": -1}
+        return table.get(getattr(attrs, "definite", None))
 
     def polynomial(self, monomials: list[Monomial], k: int, depth: int = 2) -> Interval:
         """An interval for a sum of monomials on output letters 0..k-1."""

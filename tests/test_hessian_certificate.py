@@ -282,3 +282,14 @@ def test_symbolic_gram_blocks(text, convex, concave):
     assert (cert.convex, cert.concave) == (convex, concave), (text, cert)
     if convex or concave:
         assert any("3x3 Gram block" in r and "fraction-free" in r for r in cert.rules)
+
+
+@pytest.mark.parametrize("text, convex", [
+    ("parameter A[n, n] psd\nvariable x[n]\nminimize (x *(i,ij->j) A *(j,j->) x)^2", True),
+    ("parameter A[n, n] nsd\nvariable x[n]\nminimize (x *(i,ij->j) A *(j,j->) x)^2", True),
+    ("parameter A[n, n] psd\nvariable x[n]\nminimize exp(x *(i,ij->j) A *(j,j->) x)", True),
+    ("parameter A[n, n] symmetric\nvariable x[n]\nminimize (x *(i,ij->j) A *(j,j->) x)^2", False),
+])
+def test_weights_that_are_quadratic_forms(text, convex):
+    cert = certificate(text)
+    assert cert.convex == convex and not cert.concave, (text, cert)
