@@ -65,6 +65,7 @@ class Signs:
         self.lengths = lengths or {}
         self.facts = facts or {}
         self.partners = _partners(self.facts)
+        self.by_value: dict | None = None           # facts by expanded value, built on first use
         self.memo: dict[Expr, Interval] = {}
         self.expander = Expander()
 
@@ -74,11 +75,31 @@ class Signs:
             iv = self._node(node)
             if node in self.facts:
                 iv = meet(iv, self.facts[node])
+            elif isinstance(node, (Sum, Product)) and self.facts:
+                iv = meet(iv, self._fact_of_value(node))
             for other in self.partners.get(node, ()):
                 if self.node(other).nonneg and _nz(self.node(other)):   # a * other > 0, other > 0
                     iv = meet(iv, POSITIVE)
             self.memo[node] = iv
         return self.memo[node]
+
+    def _fact_of_value(self, node: Expr) -> Interval:
+        """A domain fact about a different node with the same expansion (the Hessian writes
+        1 - x'x as 1 - sum(x * x)), or no information."""
+        if self.by_value is None:
+            self.by_value = {}
+            for fact_node, iv in self.facts.items():
+                key = self._value_key(fact_node)
+                if key is not None:
+                    self.by_value[key] = meet(self.by_value.get(key, ANY), iv)
+        key = self._value_key(node)
+        return self.by_value.get(key, ANY) if key is not None else ANY
+
+    def _value_key(self, node: Expr):
+        try:
+            return (node.order, frozenset(self.expander.expand(node)))
+        except TooLarge:
+            return None
 
     def _node(self, node: Expr) -> Interval:
         if isinstance(node, Var):

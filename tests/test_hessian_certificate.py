@@ -293,3 +293,12 @@ def test_symbolic_gram_blocks(text, convex, concave):
 def test_weights_that_are_quadratic_forms(text, convex):
     cert = certificate(text)
     assert cert.convex == convex and not cert.concave, (text, cert)
+
+
+@pytest.mark.parametrize("text, convex", [
+    ("variable x[n]\nminimize -log(1 - x *(i,i->) x)", True),        # the domain fact reaches 1 - sum(x * x)
+    ("variable x[n]\nminimize log(1 + x *(i,i->) x)", False),        # n = 1: log(1 + x^2)
+])
+def test_domain_facts_reach_equal_values(text, convex):
+    cert = certificate(text)
+    assert cert.convex == convex and not cert.concave, (text, cert)
