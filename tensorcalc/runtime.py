@@ -84,13 +84,20 @@ def special(fn: str, xp, a):
 
 
 class Contraction:
-    """One einsum equation; its contraction path is computed once per shape signature."""
+    """One einsum equation; its contraction path is computed once per shape signature.
+    Letters that occur once in the inputs and not in the output are summed out of their
+    operand first: 'ij,kl->li' is two row sums and an outer product, not an n^4 loop."""
 
     def __init__(self, equation: str):
-        self.equation = equation
+        inputs, out = equation.split("->")
+        operands = inputs.split(",")
+        alone = {c for c in inputs if inputs.count(c) == 1 and c not in out}
+        self.sums = [tuple(k for k, c in enumerate(s) if c in alone) for s in operands]
+        self.equation = ",".join("".join(c for c in s if c not in alone) for s in operands) + "->" + out
         self.cache: dict[tuple, Any] = {}
 
     def __call__(self, *arrays):
+        arrays = [a.sum(axis=axes) if axes else a for a, axes in zip(arrays, self.sums)]
         shapes = tuple(a.shape for a in arrays)
         expression = self.cache.get(shapes)
         if expression is None:
