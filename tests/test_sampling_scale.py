@@ -184,3 +184,22 @@ def test_lanczos_keeps_its_basis_within_the_entry_limit(monkeypatch):
                                                         dtype=float)
     (low, _), (high, _) = hessians.lanczos(op, 60)
     assert len(calls) == 10 and -1.0 <= low < high <= 2.0
+
+
+@pytest.mark.parametrize("equation", ["ij,kl->li", "ij,jk->ik", "ii,kl->k", "ij,kl->", "i,i->", "ijk,kl,lm->jm",
+                                      "ij->", "ij,k->ijk"])
+def test_contractions_sum_lone_letters_first(equation):
+    """Letters summed in one operand only are summed before the contraction (the Hessian-
+    vector product of sum(inv(X)) has 'ij,kl->li'), with np.einsum as the oracle."""
+    from tensorcalc.runtime import Contraction
+    rng = np.random.default_rng(5)
+    arrays = [rng.standard_normal([4] * len(s)) for s in equation.split("->")[0].split(",")]
+    assert np.allclose(Contraction(equation)(*arrays), np.einsum(equation, *arrays))
+
+
+def test_sum_of_inverse_entries_at_n_100_is_quick():
+    problem = convexcheck.load_problem("variable X[n,n] pd\nminimize sum(inv(X))")
+    start = time.perf_counter()
+    ev = sampling.search(problem.objective.expr, problem, ["X"], samples=2, sizes=dict(n=100), want=())
+    assert ev.samples == 2 and ev.min_curvature >= -1e-9 * ev.max_curvature   # convex, rank-deficient
+    assert time.perf_counter() - start < 5                          # 120 Hessian-vector products
