@@ -485,7 +485,7 @@ def _classified(expr: Expr, variables: tuple, attributes: frozenset, lengths: fr
     if not c.known:
         return Certificate(failures=[f"no rule or Hessian certificate for {f}" for f in walk.failures[:3]]
                            or ["no rule classifies the expression"])
-    rules = [verdict.why, *[r for r in verdict.hessian if "domain" not in r]]
+    rules = [verdict.why, *[r for r in verdict.hessian if "domain" not in r and r not in verdict.why]]
     problem, checked = _domain(expr, walk, dict(attributes), dict(lengths))
     if problem:
         return Certificate(failures=[problem])

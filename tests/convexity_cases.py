@@ -55,7 +55,9 @@ CASES = [
     ("even_power_unknown_sign", "parameter w[n]\nvariable x\nminimize (x * sum(w))^4", True, False),
     ("harmonic_mean", "variable x[n] pos\nmaximize 1 / sum(1 / x)", False, True),
     ("geometric_mean_2", "variable x nonneg\nvariable y nonneg\nmaximize sqrt(x * y)", False, True),
-    ("geometric_mean_n", "variable x[n] pos\nmaximize exp(sum(log(x)) / 4)", False, True),
+    # exp(sum(log x) / 4) is the geometric mean only for 4 entries (degree n/4 > 1 beyond)
+    ("geometric_mean_n", "variable x[4] pos\nmaximize exp(sum(log(x)) / 4)", False, True),
+    ("geometric_mean_5_over_4", "variable x[5] pos\nmaximize exp(sum(log(x)) / 4)", False, False),
     # --- nonsmooth atoms, by composition
     ("lasso",
      "parameter X[m, n]\nparameter y[m]\nparameter lam nonneg\nvariable w[n]\n"

@@ -20,7 +20,8 @@ from convexcheck.values import sample_point, satisfies
 sys.path.insert(0, str(Path(__file__).parent))
 from convexity_cases import CASES  # noqa: E402
 
-NOT_YET = {  # true, but no rule proves them yet (each must stay unproven-or-proven, never wrong)
+NOT_YET = {  # true, but no rule proves them yet: xfail (not strict) until one does
+    "matrix_fraction": "x' inv(Y) x jointly in (x, Y): the Hessian's cross terms need a Schur-complement rule",
 }
 
 
@@ -40,10 +41,11 @@ def test_corpus_never_proves_a_falsehood(name, text, convex, concave):
             assert status != "disproved", (kind, getattr(part, kind).witness)
 
 
-PROVABLE = [(n, t, cv, cc) for n, t, cv, cc in CASES if (cv or cc) and n not in NOT_YET]
+PROVABLE = [pytest.param(n, t, cv, cc, id=n, marks=[pytest.mark.xfail(reason=NOT_YET[n])] if n in NOT_YET else [])
+            for n, t, cv, cc in CASES if cv or cc]
 
 
-@pytest.mark.parametrize("name, text, convex, concave", PROVABLE, ids=[c[0] for c in PROVABLE])
+@pytest.mark.parametrize("name, text, convex, concave", PROVABLE)
 def test_corpus_true_sides_are_proven(name, text, convex, concave):
     part = _verdict(text)
     for kind, truth in (("convex", convex), ("concave", concave)):
