@@ -5,8 +5,9 @@ Coordinates: `Layout` flattens the analysed variables into one vector (reduced t
 of symmetric directions for symmetric variables). `DenseHessian` evaluates all second
 derivative blocks (N x N, exact extreme eigenpairs); `HessianOperator` compiles only the
 pushforward of the gradient (Hessian-vector products, cost of a few gradients) and
-`lanczos` takes a bounded number of products. Before either is compiled, `check_nodes`
-refuses expressions with an intermediate larger than `values.MAX_ENTRIES` at the sizes.
+`lanczos` takes a bounded number of products. Once compiled (symbolically, nothing
+evaluated), `check_nodes` refuses code with an intermediate larger than
+`values.MAX_ENTRIES` entries at the sizes.
 """
 from __future__ import annotations
 
@@ -102,8 +103,8 @@ class DenseHessian:
         self.layout, n = layout, len(xs)
         grads = [tensorcalc.derivative(expr, x) for x in xs]
         self.pairs = [(a, b) for a in range(n) for b in range(a, n)]
-        self.fn = (check or _no_check)(tensorcalc.compile(
-            [expr] + [tensorcalc.derivative(grads[a], xs[b]) for a, b in self.pairs]))
+        self.fn = tensorcalc.compile([expr] + [tensorcalc.derivative(grads[a], xs[b]) for a, b in self.pairs])
+        (check or _no_check)(self.fn.exprs)
 
     def __call__(self, point) -> tuple[float, np.ndarray]:
         value, *blocks = self.fn(point)
@@ -132,9 +133,9 @@ class HessianOperator:
         hvps = [tensorcalc.simplify(distribute(dag.add_all([tensorcalc.pushforward(g, x, d)
                                                             for x, d in zip(xs, dirs)]))) for g in grads]
         fixed, hvps = hoist(hvps, set(self.dir_names), taken | set(self.dir_names))
-        check = check or _no_check
-        self.point_part = check(tensorcalc.compile({"_value": expr, **fixed}))
-        self.hvp = check(tensorcalc.compile(hvps))
+        self.point_part = tensorcalc.compile({"_value": expr, **fixed})
+        self.hvp = tensorcalc.compile(hvps)
+        (check or _no_check)(self.point_part.exprs + self.hvp.exprs)
 
     def __call__(self, point) -> tuple[float, scipy.sparse.linalg.LinearOperator]:
         at = self.point_part(point)
@@ -150,8 +151,8 @@ class HessianOperator:
         return float(value), operator
 
 
-def _no_check(compiled):
-    return compiled
+def _no_check(exprs) -> None:
+    pass
 
 
 def _fresh(name: str, taken) -> str:
@@ -211,20 +212,19 @@ def _addends(total: Sum) -> list:
     return out
 
 
-def check_nodes(compiled, problem: Problem, sizes, where: str):
-    """`compiled` (a tensorcalc.compile result), unchanged, if no node of its simplified
-    expressions has more than MAX_ENTRIES entries at `sizes` (axes of declared names;
-    others count as length 1); SizeError naming the largest otherwise, before anything is
-    evaluated. (Intermediates inside one multi-operand contraction are the planner's.)"""
+def check_nodes(exprs, problem: Problem, sizes, where: str) -> None:
+    """SizeError naming the largest node of `exprs` if it has more than MAX_ENTRIES entries
+    at `sizes` (axes of declared names; others count as length 1), before anything is
+    evaluated. Check what is evaluated: a compiled function's (simplified) `exprs`;
+    intermediates inside one multi-operand contraction are the planner's."""
     shapes = {n: d.shape(sizes) for n, d in problem.declarations.items()}
     length = lambda a: shapes[a.var][a.pos] if a.var in shapes and a.pos < len(shapes[a.var]) else 1  # noqa: E731
-    worst = max(dag.topo(*compiled.exprs), key=lambda node: math.prod(length(a) for a in node.axes))
+    worst = max(dag.topo(*exprs), key=lambda node: math.prod(length(a) for a in node.axes))
     entries = math.prod(length(a) for a in worst.axes)
     if entries > MAX_ENTRIES:
         dims = " x ".join(str(length(a)) for a in worst.axes)
         raise SizeError(f"{where}: evaluating it needs an intermediate of {dims} = {entries:,} entries "
                         f"(limit {MAX_ENTRIES:,}): {str(worst)[:80]}; choose smaller --dim lengths")
-    return compiled
 
 
 # ----------------------------------------------------------------------------- extreme eigenpairs

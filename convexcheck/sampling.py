@@ -24,7 +24,7 @@ import tensorcalc
 from .hessians import (DenseHessian, HessianOperator, Layout, check_nodes, extremes, lanczos,  # noqa: F401
                        symmetric_basis, var_nodes)
 from .model import Problem
-from .values import SCALES, check_sizes, sample_point, sample_value, satisfies  # noqa: F401 (re-exported)
+from .values import SCALES, SizeError, check_sizes, sample_point, sample_value, satisfies  # noqa: F401
 
 KINDS = ("convex", "concave")
 STEPS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)   # relative step sizes of the second difference
@@ -181,7 +181,24 @@ def search(part_expr, problem: Problem, variables: list[str], *, samples: int = 
 
 def _plan(expr, problem: Problem, variables: list[str], sizes, want, fixed):
     """Check the arguments and sizes (SizeError before any large allocation); build the
-    compiled Hessian (dense or operator) once."""
+    compiled Hessian once: dense up to DENSE_LIMIT unknowns unless its code needs too
+    large an intermediate, Hessian-vector products otherwise."""
+    _check_arguments(expr, problem, variables, want)
+    check_sizes(problem, sizes, fixed)
+    check_nodes([expr], problem, sizes, "the expression")          # what `verify` evaluates
+    layout = Layout.build(problem, list(variables), sizes)
+    xs = var_nodes(expr, problem, list(variables))
+    check = lambda exprs: check_nodes(exprs, problem, sizes, f"the Hessian in {', '.join(variables)}")  # noqa: E731
+    if layout.size <= DENSE_LIMIT:
+        try:
+            return DenseHessian(expr, xs, layout, check), layout
+        except SizeError:
+            pass                                                   # the blocks are too large: products only
+    taken = set(problem.declarations) | set(tensorcalc.variables(expr))
+    return HessianOperator(expr, xs, layout, taken, check), layout
+
+
+def _check_arguments(expr, problem: Problem, variables: list[str], want) -> None:
     unknown = [n for n in variables if n not in problem.variables]
     if not variables or unknown:
         raise ValueError(f"search needs variables of the problem; not variables: {unknown or 'none given'}")
@@ -192,14 +209,6 @@ def _plan(expr, problem: Problem, variables: list[str], sizes, want, fixed):
         raise ValueError(f"the expression reads undeclared names: {', '.join(undeclared)}")
     if not set(want) <= set(KINDS):
         raise ValueError(f"want must name kinds among {KINDS}, got {tuple(want)}")
-    check_sizes(problem, sizes, fixed)
-    layout = Layout.build(problem, list(variables), sizes)
-    xs = var_nodes(expr, problem, list(variables))
-    check = lambda exprs: check_nodes(exprs, problem, sizes, f"the Hessian in {', '.join(variables)}")  # noqa: E731
-    if layout.size <= DENSE_LIMIT:
-        return DenseHessian(expr, xs, layout, check), layout
-    taken = set(problem.declarations) | set(tensorcalc.variables(expr))
-    return HessianOperator(expr, xs, layout, taken, check), layout
 
 
 def _examine(expr, problem, hessian, layout: Layout, point, tally: _Tally) -> bool:

@@ -166,8 +166,20 @@ def test_a_large_parameter_is_refused_too_but_not_given_data():
 
 def test_an_intermediate_too_large_is_refused_before_evaluation():
     problem = convexcheck.load_problem("variable x[n]\nminimize sum((x *(i,j->ij) x)^2)")
-    with pytest.raises(values.SizeError, match=r"the Hessian in x: .* 10000 x 10000 = 100,000,000 entries"):
+    with pytest.raises(values.SizeError, match=r"the expression: evaluating it needs an intermediate of "
+                                               r"10000 x 10000 = 100,000,000 entries \(limit 50,000,000\): x"):
         sampling.search(problem.objective.expr, problem, ["x"], sizes=dict(n=10_000))
+
+
+def test_dense_blocks_too_large_fall_back_to_products(monkeypatch):
+    sizes = dict(n=120, m=60)                      # X: 7,200 entries; the dense Hessian: 14,400
+    problem = convexcheck.load_problem(LOGISTIC)
+    monkeypatch.setattr(hessians, "MAX_ENTRIES", 10_000)
+    with pytest.raises(values.SizeError, match=r"the Hessian in w: .* 120 x 120 = 14,400 entries \(limit 10,000\)"):
+        hessians.check_nodes([tensorcalc.hessian(problem.objective.expr, "w")], problem, sizes, "the Hessian in w")
+    assert kind_of_plan(LOGISTIC, ["w"], sizes)[0] is hessians.HessianOperator
+    ev = sampling.search(problem.objective.expr, problem, ["w"], samples=2, sizes=sizes, want=("concave",))
+    assert holds(problem.objective.expr, ev.concave_witness, +1)
 
 
 def test_the_command_line_reports_the_refusal(capsys):
