@@ -16,7 +16,7 @@ import numpy as np
 import tensorcalc as tc
 
 from .certificate import Certificate, axis_lengths
-from .compose import classify
+from .classify import classify
 from .model import Attributes, Part, Problem
 from .problem import load_problem
 from .report import PartReport, Report, Side

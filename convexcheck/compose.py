@@ -22,7 +22,6 @@ function needs positive is classified concave on its own (`_domain`).
 """
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass, field
 
@@ -35,7 +34,7 @@ from . import atoms
 from .atoms import AFFINE, CONSTANT, CONVEX, UNKNOWN, Curvature
 from .certificate import Certificate, certify
 from .model import Attributes
-from .signs import NONNEG, Interval, Signs, domain_facts, meet
+from .signs import NONNEG, Interval, Signs, domain_facts, meet, mul
 
 NONPOS = Interval(-math.inf, 0.0)
 
@@ -55,7 +54,7 @@ class Verdict:
 
 
 @dataclass
-class _Walk:
+class Walk:
     root: Expr
     names: frozenset
     attributes: dict
@@ -145,7 +144,7 @@ class _Walk:
             curvature = Curvature(cert.convex and self._monotone(g, fresh, attrs, True),
                                   cert.concave and self._monotone(g, fresh, attrs, False))
         except HESSIAN_ERRORS as err:
-            self.failures.append(f"the Hessian of {_text(node)} could not be formed ({type(err).__name__})")
+            self.failures.append(f"the Hessian of {short_text(node)} could not be formed ({type(err).__name__})")
             return None
         if not curvature.known:
             self._note_failure(node, cert)
@@ -168,22 +167,22 @@ class _Walk:
 
     def _note_failure(self, node: Expr, cert: Certificate) -> None:
         reason = cert.failures[0] if cert.failures else "no rule signs its Hessian"
-        text = f"{_text(node)}: {reason}"
+        text = f"{short_text(node)}: {reason}"
         if text not in self.failures:
             self.failures.append(text)
 
 
 # ----------------------------------------------------------------------------- rules by node type
 
-def _none(walk: _Walk, node: Expr) -> None:
+def _none(walk: Walk, node: Expr) -> None:
     return None
 
 
-def _var(walk: _Walk, node: Var) -> Verdict:
+def _var(walk: Walk, node: Var) -> Verdict:
     return Verdict(AFFINE, node.name)
 
 
-def _sum(walk: _Walk, node: Sum) -> Verdict:
+def _sum(walk: Walk, node: Sum) -> Verdict:
     parts = [walk.child(c) for c in node.args]
     total = atoms.combine([p.curvature for p in parts])
     if not total.known:
@@ -194,7 +193,7 @@ def _sum(walk: _Walk, node: Sum) -> Verdict:
     return Verdict(total, why, _hess(parts))
 
 
-def _product(walk: _Walk, node: Product) -> Verdict | None:
+def _product(walk: Walk, node: Product) -> Verdict | None:
     """A product linear in one operand: the others' entries give the coefficients' sign."""
     reading = [k for k, a in enumerate(node.args) if walk.reads[a]]
     if len(reading) == 2:
@@ -205,7 +204,7 @@ def _product(walk: _Walk, node: Product) -> Verdict | None:
     coef = Interval(1.0, 1.0, True)
     for j, a in enumerate(node.args):
         if j != k:
-            coef = _mul(coef, walk.interval(a))
+            coef = mul(coef, walk.interval(a))
     inner = walk.child(node.args[k])
     curvature = atoms.scaled(coef, inner.curvature)
     if curvature.affine or not curvature.known:
@@ -215,12 +214,7 @@ def _product(walk: _Walk, node: Product) -> Verdict | None:
     return Verdict(curvature, f"{word} multiple of {body}"[:WHY_LIMIT], inner.hessian)
 
 
-def _mul(a: Interval, b: Interval) -> Interval:
-    from .signs import mul
-    return mul(a, b)
-
-
-def _elementwise(walk: _Walk, node: Elementwise) -> Verdict | None:
+def _elementwise(walk: Walk, node: Elementwise) -> Verdict | None:
     if node.fn == "log" and _exp_sum(walk, node.args[0]):
         return Verdict(CONVEX, "log-sum-exp of convex functions", walk.child(node.args[0]).hessian)
     row = atoms.ELEMENTWISE.get(node.fn)
@@ -228,7 +222,7 @@ def _elementwise(walk: _Walk, node: Elementwise) -> Verdict | None:
     return _composed(walk, node, fact)
 
 
-def _power(walk: _Walk, node: Power) -> Verdict | None:
+def _power(walk: Walk, node: Power) -> Verdict | None:
     base, exponent = node.args
     if not isinstance(exponent, Const):
         return None
@@ -240,7 +234,7 @@ def _power(walk: _Walk, node: Power) -> Verdict | None:
     return _composed(walk, node, atoms.power(p, walk.interval(base)))
 
 
-def _composed(walk: _Walk, node: Expr, fact) -> Verdict | None:
+def _composed(walk: Walk, node: Expr, fact) -> Verdict | None:
     if fact is None:
         return None
     inner = walk.child(node.args[0])
@@ -255,7 +249,7 @@ def _composed(walk: _Walk, node: Expr, fact) -> Verdict | None:
     return Verdict(curvature, why[:WHY_LIMIT], inner.hessian)
 
 
-def _gather(walk: _Walk, node: Gather) -> Verdict:
+def _gather(walk: Walk, node: Gather) -> Verdict:
     inner = walk.child(node.args[0])
     return Verdict(inner.curvature, f"entries of {describe(inner)}"[:WHY_LIMIT], inner.hessian)
 
@@ -266,27 +260,36 @@ RULES = {Var: _var, Const: _none, Delta: _none, Sum: _sum, Product: _product,
 
 # ----------------------------------------------------------------------------- patterns
 
-def _sum_of_squares(walk: _Walk, node: Expr) -> bool:
-    """Every entry a nonnegative combination of squares of affine functions plus a
-    nonnegative constant (then its square root is a Euclidean norm)."""
+def _nonneg_combination(walk: Walk, node: Expr, leaf) -> bool:
+    """Every entry a nonnegative combination of `leaf` nodes plus a nonnegative constant
+    (through sums, gathers and products linear in one operand with coefficients >= 0)."""
     if not walk.reads[node]:
         return walk.interval(node).nonneg
-    if isinstance(node, Power):
-        base, p = node.args
-        return isinstance(p, Const) and p.value == 2.0 and walk.child(base).curvature.affine
-    if isinstance(node, Sum):
-        return all(_sum_of_squares(walk, c) for c in node.args)
-    if isinstance(node, Gather):
-        return _sum_of_squares(walk, node.args[0])
+    if leaf(node):
+        return True
+    if isinstance(node, (Sum, Gather)):
+        return all(_nonneg_combination(walk, c, leaf) for c in node.args)
     if isinstance(node, Product):
         reading = [a for a in node.args if walk.reads[a]]
-        others = [a for a in node.args if not walk.reads[a]]
         return len(reading) == 1 and node.args.count(reading[0]) == 1 and \
-            all(walk.interval(a).nonneg for a in others) and _sum_of_squares(walk, reading[0])
+            all(walk.interval(a).nonneg for a in node.args if not walk.reads[a]) and \
+            _nonneg_combination(walk, reading[0], leaf)
     return False
 
 
-def _quad_over_lin(walk: _Walk, node: Product, reading: list[int]) -> Verdict | None:
+def _sum_of_squares(walk: Walk, node: Expr) -> bool:
+    """A nonnegative combination of squares of affine functions (its root is a norm)."""
+    return _nonneg_combination(walk, node, lambda m: isinstance(m, Power) and isinstance(m.args[1], Const)
+                               and m.args[1].value == 2.0 and walk.child(m.args[0]).curvature.affine)
+
+
+def _exp_sum(walk: Walk, node: Expr) -> bool:
+    """A nonnegative combination of exponentials of convex functions (its log is convex)."""
+    return _nonneg_combination(walk, node, lambda m: isinstance(m, Elementwise) and m.fn == "exp"
+                               and walk.child(m.args[0]).curvature.convex)
+
+
+def _quad_over_lin(walk: Walk, node: Product, reading: list[int]) -> Verdict | None:
     """S *(..) recip(D) with S a sum of squares of affine functions and D concave and > 0,
     the other operands >= 0: every entry is a sum of |u|^2 / v terms, convex."""
     a, b = (node.args[k] for k in reading)
@@ -303,25 +306,7 @@ def _quad_over_lin(walk: _Walk, node: Product, reading: list[int]) -> Verdict | 
                            "concave function", _hess([walk.child(a), walk.child(d)]))
 
 
-def _exp_sum(walk: _Walk, node: Expr) -> bool:
-    """Every entry a nonnegative combination of exponentials of convex functions plus a
-    nonnegative constant (its log is a log-sum-exp of convex functions: convex)."""
-    if not walk.reads[node]:
-        return walk.interval(node).nonneg
-    if isinstance(node, Elementwise) and node.fn == "exp":
-        return walk.child(node.args[0]).curvature.convex
-    if isinstance(node, Sum):
-        return all(_exp_sum(walk, c) for c in node.args)
-    if isinstance(node, Gather):
-        return _exp_sum(walk, node.args[0])
-    if isinstance(node, Product):
-        reading = [a for a in node.args if walk.reads[a]]
-        return len(reading) == 1 and node.args.count(reading[0]) == 1 and _exp_sum(walk, reading[0]) and \
-            all(walk.interval(a).nonneg for a in node.args if not walk.reads[a])
-    return False
-
-
-def _linear(walk: _Walk, node: Expr) -> bool:
+def _linear(walk: Walk, node: Expr) -> bool:
     """Linear (affine and zero where the variables are zero) in the analysed variables."""
     if isinstance(node, Var):
         return walk.reads[node]
@@ -335,7 +320,7 @@ def _linear(walk: _Walk, node: Expr) -> bool:
     return False
 
 
-def _bilinear(walk: _Walk, node: Expr) -> bool:
+def _bilinear(walk: Walk, node: Expr) -> bool:
     """A product of two linear operands (with constant ones): a quadratic form in the variables."""
     if not isinstance(node, Product):
         return False
@@ -372,7 +357,7 @@ def _scalar_const(m: Product):
     return None
 
 
-def _max_pattern(walk: _Walk, node: Sum) -> Verdict | None:
+def _max_pattern(walk: Walk, node: Sum) -> Verdict | None:
     """c * relu(a - b) + c * b + rest = c * max(a, b) + rest: convex for convex a, b and
     rest, c > 0. The terms of b are those of the relu's argument that the sum holds with
     the opposite coefficient (times c); a is the rest of the argument.
@@ -388,7 +373,7 @@ def _max_pattern(walk: _Walk, node: Sum) -> Verdict | None:
     return None
 
 
-def _max_of(walk: _Walk, terms, c: float, relu: Expr, keep) -> Verdict | None:
+def _max_of(walk: Walk, terms, c: float, relu: Expr, keep) -> Verdict | None:
     inner = [(k, m) for k, m in linear_terms(relu.args[0], keep) if walk.reads[m]]
     rest = [(k, m) for k, m in terms if not (m is relu and k == c)]
     b = []
@@ -406,7 +391,7 @@ def _max_of(walk: _Walk, terms, c: float, relu: Expr, keep) -> Verdict | None:
                    _hess([walk.child(m) for _, m in a + b + rest]))
 
 
-def _scaled_curvature(walk: _Walk, k: float, m: Expr) -> Curvature:
+def _scaled_curvature(walk: Walk, k: float, m: Expr) -> Curvature:
     c = walk.child(m).curvature
     return c if k > 0 else c.flipped() if k < 0 else CONSTANT
 
@@ -438,7 +423,7 @@ def bounds(iv: Interval) -> Attributes:
                       upper=hi, upper_strict=hi == 0.0 and iv.nonzero and lo != 0.0)
 
 
-def _text(node: Expr, limit: int = 70) -> str:
+def short_text(node: Expr, limit: int = 70) -> str:
     return tc.to_text(node, limit=limit) if dag.count_nodes(node) < 400 else f"<{type(node).__name__}>"
 
 
@@ -462,62 +447,3 @@ def _join(head: str, parts: list[Verdict]) -> str:
     words = list(dict.fromkeys(describe(p) for p in parts))
     text = f"{head}: " + " + ".join(w[:WHY_LIMIT // 2] for w in words[:4])
     return text + (f" + {len(words) - 4} more" if len(words) > 4 else "")
-
-
-# ----------------------------------------------------------------------------- entry point
-
-def classify(expr: Expr, variables: list[Var], attributes: dict[str, Attributes],
-             lengths: dict | None = None) -> Certificate:
-    """A certificate for the curvature of the scalar `expr` jointly in `variables`: the
-    composition walk, its rule chain in words, and the domain check. `lengths` gives the
-    length of axes whose dimension is a fixed integer (others may have any length)."""
-    cert = _classified(expr, tuple(variables), frozenset(attributes.items()),
-                       frozenset((lengths or {}).items()))
-    return Certificate(cert.convex, cert.concave, list(cert.rules), list(cert.failures))
-
-
-@functools.lru_cache(maxsize=512)
-def _classified(expr: Expr, variables: tuple, attributes: frozenset, lengths: frozenset) -> Certificate:
-    names = frozenset(v.name for v in variables)
-    walk = _Walk(expr, names, dict(attributes), dict(lengths))
-    verdict = walk.run()
-    c = verdict.curvature
-    if not c.known:
-        return Certificate(failures=[f"no rule or Hessian certificate for {f}" for f in walk.failures[:3]]
-                           or ["no rule classifies the expression"])
-    rules = [verdict.why, *[r for r in verdict.hessian if "domain" not in r and r not in verdict.why]]
-    problem, checked = _domain(expr, walk, dict(attributes), dict(lengths))
-    if problem:
-        return Certificate(failures=[problem])
-    domain = ["the domain (declared bounds and implicit domains) is convex"] if checked else []
-    return Certificate(c.convex, c.concave, rules + domain)
-
-
-def _domain(expr: Expr, walk: _Walk, attributes: dict, lengths: dict) -> tuple[str | None, bool]:
-    """(Why the domain is not shown convex, or None; whether any argument was checked). Every argument that log or a fractional
-    power needs positive is concave (entrywise); an argument of recip or of a negative power
-    keeps one sign by the declarations, concave where it is >= 0, convex where <= 0. Each
-    argument is classified on its own (its own implicit domain only, so nothing is assumed
-    of the domain being shown)."""
-    declared = Signs(attributes)
-    facts = domain_facts(expr)
-    topo = dag.topo(expr)
-    logs = {n.args[0] for n in topo if getattr(n, "fn", None) == "log"}
-    nonzero = {n.args[0] for n in topo if getattr(n, "fn", None) == "recip" or
-               (isinstance(n, Power) and isinstance(n.args[1], Const) and n.args[1].value < 0)}
-    args = [a for a in dict.fromkeys([*facts, *nonzero]) if walk.reads.get(a)]
-    for arg in args:
-        known, side = declared.node(arg), "concave"
-        if arg in nonzero and not facts.get(arg, Interval(-math.inf, math.inf)).nonneg:
-            if atoms.one_sided(known):
-                continue                  # the declarations keep it to one sign, away from 0
-            if not (known.nonneg or known.nonpos):
-                return f"the domain where {_text(arg)} != 0 is not shown convex (its sign is not fixed)", True
-            side = "concave" if known.nonneg else "convex"
-        elif known.nonneg and (atoms.one_sided(known) or arg not in logs | nonzero):
-            continue
-        sub = classify(weighted(arg), [v for v in dag.variables(arg).values() if v.name in walk.names],
-                       {**attributes, WEIGHT: Attributes(lower=0.0)}, lengths)
-        if not getattr(sub, side):
-            return f"the domain where {_text(arg)} > 0 is not shown convex (it is not shown {side})", True
-    return None, bool(args)

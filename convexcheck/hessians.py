@@ -104,7 +104,8 @@ class DenseHessian:
         grads = [tensorcalc.derivative(expr, x) for x in xs]
         self.pairs = [(a, b) for a in range(n) for b in range(a, n)]
         self.fn = tensorcalc.compile([expr] + [tensorcalc.derivative(grads[a], xs[b]) for a, b in self.pairs])
-        (check or _no_check)(self.fn.exprs)
+        if check:
+            check(self.fn.exprs)
 
     def __call__(self, point) -> tuple[float, np.ndarray]:
         value, *blocks = self.fn(point)
@@ -135,7 +136,8 @@ class HessianOperator:
         fixed, hvps = hoist(hvps, set(self.dir_names), taken | set(self.dir_names))
         self.point_part = tensorcalc.compile({"_value": expr, **fixed})
         self.hvp = tensorcalc.compile(hvps)
-        (check or _no_check)(self.point_part.exprs + self.hvp.exprs)
+        if check:
+            check(self.point_part.exprs + self.hvp.exprs)
 
     def __call__(self, point) -> tuple[float, scipy.sparse.linalg.LinearOperator]:
         at = self.point_part(point)
@@ -149,10 +151,6 @@ class HessianOperator:
         m = self.layout.reduced
         operator = scipy.sparse.linalg.LinearOperator((m, m), matvec=matvec, dtype=float)
         return float(value), operator
-
-
-def _no_check(exprs) -> None:
-    pass
 
 
 def _fresh(name: str, taken) -> str:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import convexcheck
 import tensorcalc as tc
-from convexcheck.compose import classify
+from convexcheck.classify import classify
 from convexcheck.certificate import axis_lengths
 from convexcheck.values import sample_point, satisfies
 
