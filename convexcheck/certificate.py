@@ -9,7 +9,8 @@ group is PSD when its weight is >= 0 (`signs`) and its kernel PSD. Scalar halves
 d_b(F) form a Gram matrix per F, PSD by its principal minors (the joint Hessians of x^2/y,
 x log(x/y), y exp(x/y) are rank one). A negative group c |sum_K p_K u_K|^2 is absorbed by a
 positive group sum_K w_K |u_K|^2 when c sum_K p_K^2 / w_K <= 1 (the variance template
-diag(z) - z z^T / sum z, by Cauchy-Schwarz). A sum of PSD groups is PSD.
+diag(z) - z z^T / sum z, by Cauchy-Schwarz; `variance`, which also reads a positive group
+with a Kronecker kernel: det(X)^(1/n)). A sum of PSD groups is PSD.
 """
 from __future__ import annotations
 
@@ -25,8 +26,9 @@ from tensorcalc.forward import pushforward
 from .gram import rational_semidefinite, symbolic_semidefinite
 from .model import Attributes
 from .pairing import split
-from .polynomial import Expander, Factor, Monomial, TooLarge, collect, multiply, normal, ones
+from .polynomial import Expander, Monomial, TooLarge, collect, multiply
 from .signs import Interval, Signs, domain_facts
+from .variance import Group, absorbs, half_factors
 
 DIRECTION_PREFIX = "__d_"
 
@@ -313,52 +315,21 @@ class _Decider:
                 return (iv.nonneg and not iv.nonpos) if s > 0 else (iv.nonpos and not iv.nonneg)
             for neg_key in [k for k, iv in singles.items() if strictly(iv, -sign)]:
                 for pos_key in [k for k, iv in singles.items() if strictly(iv, sign)]:
-                    if self._absorbs(pos_key, neg_key, sign):
+                    bound = self._absorbs(pos_key, neg_key, sign)
+                    if bound:
                         del singles[neg_key], singles[pos_key]
                         self.nsd &= sign < 0
                         self.psd &= sign > 0
                         self.cert.rules.append(
                             f"variance template (Cauchy-Schwarz, {'PSD' if sign > 0 else 'NSD'} pair): "
-                            f"sum_k p_k^2 / w_k <= 1 for the square of {_text_key(neg_key)} "
+                            f"{bound} for the square of {_text_key(neg_key)} "
                             f"against the squares of {_text_key(pos_key)}")
                         break
 
-    def _absorbs(self, pos_key, neg_key, sign: int = 1) -> bool:
-        """Cauchy-Schwarz: with the square sum_{F,K} w(F,K) |u(F,K)|^2 (w > 0) and the negative
-        group -c(F) |sum_K p(F,K) u(F,K)|^2 (c >= 0), the sum is >= 0 where for every F
-        c(F) sum_K p(F,K)^2 / w(F,K) <= 1. The sum over K is kept whole: a letter of K that
-        no factor carries counts the length of its axis. w may vanish: a factor of w left
-        with a negative power in the bound has no sign unless it is nonzero, and one that
-        cancels is a factor of p (then p = 0 where w = 0, the bound sums over w > 0) or of
-        c (then the negative group is 0 where w is). `sign` -1 reads both groups negated
-        (the concave direction)."""
-        f2, f1 = self._f(neg_key), self._f(pos_key)
-        h2, h1 = _factors(neg_key), _factors(pos_key)
-        w1 = [Monomial(sign * m.coef, m.factors) for m in self.weight(pos_key, pos_key)]
-        if h1 is None or h2 is None or len(w1) != 1:
-            return False
-        phi = _embed(h1, h2, f1, f2)
-        if phi is None:
-            return False
-        mapping, rest = phi
-        (w,) = w1
-        if w.coef <= 0 or any(x not in mapping for g in w.factors for x in g.letters):
-            return False            # reads letters the map does not carry over
-        inv_w = [Factor(g.node, tuple(mapping[x] for x in g.letters), -g.power) for g in w.factors]
-        p2 = [Factor(g.node, g.letters, 2 * g.power) for g in rest]
-        axes = {c: node.axes[j] for node, letters, _ in h2 for j, c in enumerate(letters)}
-        counts = [Factor(ones((axes[x],)), (x,), 1.0) for x in sorted({mapping[a] for a in range(f1)}) if x >= f2]
-        terms = [Monomial(1.0, ())]
-        for m in self.weight(neg_key, neg_key):      # the weight of the negative group is -c
-            bound = Monomial(_lower_quotient(sign * m.coef, w.coef), tuple(p2 + inv_w + counts))
-            terms.append(multiply(bound, Monomial(1.0, m.factors), f2))   # m's summed letters apart from K
-        return self.sign(collect(terms), f2).nonneg
-
-
-def _lower_quotient(a: float, b: float) -> float:
-    """a / b rounded down (a lower bound on the exact quotient)."""
-    q = a / b
-    return q if Fraction(q) <= Fraction(a) / Fraction(b) else math.nextafter(q, -math.inf)
+    def _absorbs(self, pos_key, neg_key, sign: int = 1) -> str | None:
+        """The variance template (`variance.absorbs`) on two square groups: its bound, or None."""
+        groups = [Group(k, self.weight(k, k), self._f(k)) for k in (pos_key, neg_key)]
+        return absorbs(*groups, self.sign, self.signs.attributes, sign)
 
 
 def _components(keys, links):
@@ -376,47 +347,6 @@ def _components(keys, links):
     return list(groups.values())
 
 
-def _factors(key):
-    """The half's factors as (node, letters, power), or None for halves with kernels."""
-    kind, body = key
-    if kind == "scalar":
-        node, letters, lifted = body
-        return [(node, letters, 1.0), *lifted]
-    if any(isinstance(c, tuple) for _, letters, _ in body for c in letters):
-        return None
-    return list(body)
-
-
-def _embed(h1, h2, f1, f2):
-    """An injective letter map sending every factor of h1 onto a distinct factor of h2 whose
-    remaining factors depend only on F2 and the images of F1; with those factors."""
-    def search(i, mapping, used):
-        if i == len(h1):
-            return mapping, used
-        node, letters, power = h1[i]
-        for j, (n2, l2, p2) in enumerate(h2):
-            if j in used or n2 is not node or p2 != power:
-                continue
-            trial = dict(mapping)
-            if all(trial.setdefault(a, b) == b for a, b in zip(letters, l2)) and \
-                    len(set(trial.values())) == len(trial):
-                found = search(i + 1, trial, used | {j})
-                if found:
-                    return found
-        return None
-    found = search(0, {}, frozenset())
-    if found is None:
-        return None
-    mapping, used = found
-    images = {mapping[a] for a in range(f1) if a in mapping}
-    if set(range(f2)) - images or any(mapping.get(a, f2) < f2 for a in mapping if a >= f1):
-        return None
-    rest = [Factor(n, l, p) for j, (n, l, p) in enumerate(h2) if j not in used]
-    if not all(set(g.letters) <= images for g in rest):
-        return None
-    return mapping, rest
-
-
 def describe(m: Monomial, limit: int = 160) -> str:
     """A monomial as text: coefficient and factors with their letters."""
     parts = [f"{m.coef:g}"] + [f"{to_text(f.node, limit=60)}[{','.join(map(str, f.letters))}]"
@@ -426,5 +356,5 @@ def describe(m: Monomial, limit: int = 160) -> str:
 
 
 def _text_key(key) -> str:
-    factors = _factors(key) or [(n, l, p) for n, l, p in key[1]]
+    factors = list(key[1]) if key[0] == "pair" else half_factors(key)
     return " ".join(f"{to_text(n, limit=40)}" for n, _, _ in factors).replace(DIRECTION_PREFIX, "d")
