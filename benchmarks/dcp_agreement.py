@@ -6,7 +6,7 @@
 Two generators (the tests folder is put on sys.path to import them), each drawn from a
 seeded random.Random instead of hypothesis:
   - atoms: tests/dcp_atoms.py, one table of smooth atoms composed freely (CVXPY judges
-    DCP), with the known-gap list of tests/test_dcp_agreement.py;
+    DCP); every side DCP proves, convexcheck must prove (exit code 1 otherwise);
   - nested: tests/dcp_nested.py, nested compositions DCP-valid by construction (exp of
     sums, log_sum_exp of stacks, powers of exp, inv_pos, abs, pos, maximum, max, norms,
     huber, hinge, lasso; the concave side by negation, sqrt, log, entr, minimum).
@@ -16,8 +16,8 @@ Every convexcheck witness is re-checked through CVXPY's values, every convexchec
 second differences of the CVXPY expression at --points random domain points.
 
 For convex and concave separately, each case falls in one of: both proven; only convexcheck
-proves (DCP does not, e.g. x*x); only DCP proves (a coverage gap of convexcheck; for the
-atoms generator each is matched against KNOWN_GAPS); convexcheck disproved (and DCP does
+proves (DCP does not, e.g. x*x); only DCP proves (a coverage gap of convexcheck, each
+listed); convexcheck disproved (and DCP does
 not prove it); both unknown; contradiction (DCP proves what convexcheck disproves, a proof
 against DCP's opposite curvature of a non-affine function, a witness that does not verify
 through CVXPY, or a proof that second differences violate: must be 0). The headline per
@@ -40,7 +40,7 @@ import sys
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))     # tests/dcp_atoms.py, dcp_nested.py and test_dcp_agreement.py
+sys.path.insert(0, str(ROOT / "tests"))     # tests/dcp_atoms.py and dcp_nested.py
 
 import cvxpy  # noqa: E402
 from tqdm import tqdm  # noqa: E402
@@ -49,7 +49,6 @@ import convexcheck  # noqa: E402,F401 - imported before the tests modules, which
 import dcp_atoms  # noqa: E402
 import dcp_nested  # noqa: E402
 from dcp_atoms import CATEGORIES, KINDS, compare  # noqa: E402
-from test_dcp_agreement import KNOWN_GAPS, known_gap  # noqa: E402
 
 GENERATORS = {"atoms": dcp_atoms.random_cases, "nested": dcp_nested.random_cases}
 TARGET = 99.0       # percent of DCP-proven sides convexcheck must prove (issue 13)
@@ -73,19 +72,10 @@ def summary_table(outcomes) -> list[str]:
     return lines
 
 
-def gap_table(outcomes) -> tuple[list[str], int]:
-    hits, unexplained = collections.Counter(), 0
-    for o in outcomes:
-        for kind in KINDS:
-            if o.category(kind) == "only DCP proves":
-                gap = known_gap(o.case, kind)
-                hits[gap] += 1
-                unexplained += gap is None
-    lines = ["| known gap (tests/test_dcp_agreement.py) | sides | atoms | reason |", "|---|---:|---|---|"]
-    for name, (atoms, reason, _) in KNOWN_GAPS.items():
-        lines.append(f"| {name} | {hits[name]} | {', '.join(atoms)} | {reason} |")
-    lines.append(f"| (none: unexplained) | {unexplained} | | |")
-    return lines, unexplained
+def missed(outcomes) -> list[str]:
+    """The sides DCP proves and convexcheck leaves unproven, as markdown list items."""
+    return [f"- {kind}: `{o.case.expr_text}` convexcheck {o.status[kind]}"
+            for o in outcomes for kind in KINDS if o.category(kind) == "only DCP proves"]
 
 
 def _kind(generator: str, name: str) -> str:
@@ -95,25 +85,20 @@ def _kind(generator: str, name: str) -> str:
 
 
 def atom_table(outcomes, generator: str) -> list[str]:
-    """Per atom: the cases using it, and their convex and concave sides by category (for
-    the atoms generator with the known gaps behind 'only DCP')."""
-    rows, gaps = collections.defaultdict(collections.Counter), collections.defaultdict(collections.Counter)
+    """Per atom: the cases using it, and their convex and concave sides by category."""
+    rows = collections.defaultdict(collections.Counter)
     for o in outcomes:
         for atom in o.case.atoms:
             rows[atom]["cases"] += 1
             for kind in KINDS:
-                category = o.category(kind)
-                rows[atom][category] += 1
-                if category == "only DCP proves" and generator == "atoms":
-                    gaps[atom][known_gap(o.case, kind) or "unexplained"] += 1
-    head = ["atom", "kind", "cases"] + list(CATEGORIES) + ["gaps behind 'only DCP'"]
-    lines = ["| " + " | ".join(head) + " |", "|---|---|" + "---:|" * (len(head) - 3) + "---|"]
+                rows[atom][o.category(kind)] += 1
+    head = ["atom", "kind", "cases"] + list(CATEGORIES)
+    lines = ["| " + " | ".join(head) + " |", "|---|---|" + "---:|" * (len(head) - 2)]
     names = dcp_atoms.ATOMS if generator == "atoms" else sorted(rows)
     for name in names:
         r = rows[name]
-        behind = "; ".join(f"{g} {c}" for g, c in gaps[name].most_common())
         lines.append(f"| {name} | {_kind(generator, name)} | {r['cases']} | " +
-                     " | ".join(str(r[c]) for c in CATEGORIES) + f" | {behind} |")
+                     " | ".join(str(r[c]) for c in CATEGORIES) + " |")
     return lines
 
 
@@ -137,10 +122,11 @@ def share(outcomes) -> tuple[int, int, float]:
 
 def section(generator: str, outcomes, seconds, total: float) -> tuple[list[str], int]:
     """The markdown of one generator, and its count of failures (contradictions, and for
-    the atoms generator 'only DCP' sides no known gap explains)."""
+    the atoms generator, all of whose atoms are twice differentiable, any 'only DCP' side)."""
     bad = contradictions(outcomes)
     dcp_sides, proven, percent = share(outcomes)
-    gaps, unexplained = gap_table(outcomes) if generator == "atoms" else ([], 0)
+    gaps = missed(outcomes)
+    unexplained = len(gaps) if generator == "atoms" else 0
     seconds = sorted(seconds)
     lines = [
         f"## Generator `{generator}`",
@@ -150,7 +136,7 @@ def section(generator: str, outcomes, seconds, total: float) -> tuple[list[str],
         f"Contradictions: {len(bad)}. DCP proves {dcp_sides} sides; convexcheck proves {proven} of them "
         f"({percent:.1f}%; target {TARGET:g}%).",
         *([""] + bad if bad else []),
-        *(["", "### Where only DCP proves (known gaps)", "", *gaps] if gaps else []),
+        *(["", "### Where only DCP proves", "", *gaps] if gaps else []),
         "",
         "### Per atom (both sides of every case that uses the atom)",
         "",

@@ -20,7 +20,7 @@ from .classify import classify
 from .model import Attributes, Part, Problem
 from .problem import load_problem
 from .report import PartReport, Report, Side
-from .sampling import GUARD_TOLERANCE, KINDS, search
+from .sampling import GUARD_FLOOR, GUARD_TOLERANCE, KINDS, search
 from .values import satisfies
 
 MAX_ASSUMPTIONS = 8
@@ -128,14 +128,17 @@ def _certificate(problem: Problem, part: Part, names: list[str], attributes) -> 
 
 def _guard(cert: Certificate, evidence) -> dict[str, str]:
     """Withdraw every proof that the sampled curvature or a verified second difference
-    contradicts (an internal inconsistency: a bug to report, never a verdict to trust)."""
+    contradicts (an internal inconsistency: a bug to report, never a verdict to trust).
+    Where every sampled curvature is below GUARD_FLOOR in size (an affine function's Hessian
+    is rounding noise, e.g. -9e-16), only a verified second difference withdraws a proof."""
     if evidence is None or not evidence.samples:
         return {}
     scale = max(abs(evidence.min_curvature), abs(evidence.max_curvature), 1e-300)
     found = {}
     for kind, curvature, witness in (("convex", evidence.min_curvature, evidence.convex_witness),
                                      ("concave", -evidence.max_curvature, evidence.concave_witness)):
-        if getattr(cert, kind) and (witness is not None or curvature < -GUARD_TOLERANCE * scale):
+        sampled = scale > GUARD_FLOOR and curvature < -GUARD_TOLERANCE * scale
+        if getattr(cert, kind) and (witness is not None or sampled):
             setattr(cert, kind, False)
             found[kind] = (f"internal inconsistency: the {kind} proof is contradicted by sampling (curvature "
                            f"{evidence.min_curvature:.3g} .. {evidence.max_curvature:.3g}"

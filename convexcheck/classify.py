@@ -12,7 +12,7 @@ from . import atoms
 from .certificate import Certificate
 from .compose import WEIGHT, Walk, short_text, weighted
 from .model import Attributes
-from .signs import Interval, Signs, domain_facts
+from .signs import Interval, domain_facts
 
 def classify(expr: Expr, variables: list[Var], attributes: dict[str, Attributes],
              lengths: dict | None = None) -> Certificate:
@@ -47,7 +47,7 @@ def _domain(expr: Expr, walk: Walk, attributes: dict, lengths: dict) -> tuple[st
     keeps one sign by the declarations, concave where it is >= 0, convex where <= 0. Each
     argument is classified on its own (its own implicit domain only, so nothing is assumed
     of the domain being shown)."""
-    declared = Signs(attributes)
+    declared = walk.declared                 # declared bounds and what the walk learned without the domain
     facts = domain_facts(expr)
     topo = dag.topo(expr)
     logs = {n.args[0] for n in topo if getattr(n, "fn", None) == "log"}

@@ -5,7 +5,7 @@ parents, and gives every node an entrywise curvature in the analysed variables (
 `Verdict`): constants and variables by definition; sums, nonnegative and nonpositive
 multiples, linear maps and gathers by linearity; h(g) for a function of the fact table
 (`atoms`) by the composition theorem; and two patterns no single atom states: a power >= 1/2
-of a sum of squares of affine functions is a power >= 1 of a Euclidean norm, and
+of a sum of squares of |affine| (or |convex|) functions is a power >= 1 of a Euclidean norm, and
 `b + relu(a - b)` is max(a, b). A node the rules cannot classify gets the Hessian
 certificate (`certificate.certify`, Klaus et al. 2022) on an abstraction of it: its maximal
 affine subexpressions replaced by fresh free variables (sound: convexity on all of their
@@ -34,7 +34,8 @@ from . import atoms
 from .atoms import AFFINE, CONSTANT, CONVEX, UNKNOWN, Curvature
 from .certificate import Certificate, certify
 from .model import Attributes
-from .signs import NONNEG, Interval, Signs, domain_facts, meet, mul
+from .intervals import excludes_zero
+from .signs import NONNEG, Interval, Signs, add, domain_facts, meet, mul, scale
 
 NONPOS = Interval(-math.inf, 0.0)
 
@@ -65,6 +66,7 @@ class Walk:
 
     def __post_init__(self):
         self.signs = Signs(self.attributes, domain_facts(self.root))
+        self.declared = Signs(self.attributes)      # without the implicit domain: for the domain check
 
     def run(self) -> Verdict:
         for node in dag.topo(self.root):
@@ -85,8 +87,10 @@ class Walk:
 
     def _refine(self, node: Expr, iv: Interval) -> None:
         """A sign learned from the curvature: a convex quadratic form q(x) = x^T H x / 2
-        (zero value and gradient at 0) is >= 0, a concave one <= 0."""
-        self.signs.memo[node] = meet(self.interval(node), iv)
+        (zero value and gradient at 0) is >= 0, a concave one <= 0 (a polynomial: no domain
+        is assumed, so both analyses learn it)."""
+        for signs in (self.signs, self.declared):
+            signs.memo[node] = meet(signs.node(node), iv)
 
     def child(self, node: Expr) -> Verdict:
         return self.verdicts[node]
@@ -102,7 +106,8 @@ class Walk:
             return None
         tries = []
         if children_known:
-            tries += [self._affine_cuts(node),
+            cuts = self._affine_cuts(node)
+            tries += [cuts, self._linear_cores(cuts),
                       [c for c in dict.fromkeys(node.args) if self.reads[c] and not isinstance(c, Var)]]
         tries.append([])
         seen = set()
@@ -130,6 +135,21 @@ class Walk:
             else:
                 stack.extend(m.args)
         return cuts
+
+    def _linear_cores(self, cuts: list[Expr]) -> list[Expr]:
+        """Each cut followed down through linear maps with constant coefficients (products
+        linear in one operand, negations, gathers) to the affine part they map, so that
+        u' P u, written (u' P) u, becomes a form in one fresh variable instead of two."""
+        cores = []
+        for m in cuts:
+            while True:
+                reading = [a for a in m.args if self.reads[a]]
+                linear = isinstance(m, (Product, Gather)) or getattr(m, "fn", None) == "neg"
+                if not (linear and len(reading) == 1 and m.args.count(reading[0]) == 1) or isinstance(reading[0], Var):
+                    break                           # (the map of a variable itself stays one part)
+                m = reading[0]
+            cores.append(m)
+        return list(dict.fromkeys(cores))
 
     def _abstract(self, node: Expr, cuts: list[Expr]) -> Verdict | None:
         """The Hessian certificate of `node` with `cuts` replaced by fresh variables."""
@@ -185,6 +205,7 @@ def _var(walk: Walk, node: Var) -> Verdict:
 def _sum(walk: Walk, node: Sum) -> Verdict:
     parts = [walk.child(c) for c in node.args]
     total = atoms.combine([p.curvature for p in parts])
+    _max_range(walk, node)
     if not total.known:
         found = _max_pattern(walk, node)
         if found is not None:
@@ -229,7 +250,7 @@ def _power(walk: Walk, node: Power) -> Verdict | None:
     p = exponent.value
     if p >= 0.5 and _sum_of_squares(walk, base):
         why = walk.child(base).why
-        return Verdict(CONVEX, f"power {p:g} >= 1/2 of a sum of squares of affine functions "
+        return Verdict(CONVEX, f"power {p:g} >= 1/2 of a sum of squares of |affine| or |convex| functions "
                                f"(a norm to a power >= 1): {why}"[:WHY_LIMIT], walk.child(base).hessian)
     return _composed(walk, node, atoms.power(p, walk.interval(base)))
 
@@ -278,9 +299,17 @@ def _nonneg_combination(walk: Walk, node: Expr, leaf) -> bool:
 
 
 def _sum_of_squares(walk: Walk, node: Expr) -> bool:
-    """A nonnegative combination of squares of affine functions (its root is a norm)."""
+    """A nonnegative combination of squares u^2 of functions u that are affine, convex and
+    >= 0, or concave and <= 0: the root is a norm of |u|, nondecreasing in each |u| and so
+    convex (likewise u^2 / v)."""
     return _nonneg_combination(walk, node, lambda m: isinstance(m, Power) and isinstance(m.args[1], Const)
-                               and m.args[1].value == 2.0 and walk.child(m.args[0]).curvature.affine)
+                               and m.args[1].value == 2.0 and _bends_outward(walk, m.args[0]))
+
+
+def _bends_outward(walk: Walk, u: Expr) -> bool:
+    """|u| is convex: u affine, or convex and >= 0, or concave and <= 0."""
+    c, iv = walk.child(u).curvature, walk.interval(u)
+    return c.affine or (c.convex and iv.nonneg) or (c.concave and iv.nonpos)
 
 
 def _exp_sum(walk: Walk, node: Expr) -> bool:
@@ -290,7 +319,7 @@ def _exp_sum(walk: Walk, node: Expr) -> bool:
 
 
 def _quad_over_lin(walk: Walk, node: Product, reading: list[int]) -> Verdict | None:
-    """S *(..) recip(D) with S a sum of squares of affine functions and D concave and > 0,
+    """S *(..) recip(D) with S a sum of squares (`_sum_of_squares`) and D concave and > 0,
     the other operands >= 0: every entry is a sum of |u|^2 / v terms, convex."""
     a, b = (node.args[k] for k in reading)
     if isinstance(a, Elementwise) and a.fn == "recip":
@@ -302,8 +331,8 @@ def _quad_over_lin(walk: Walk, node: Product, reading: list[int]) -> Verdict | N
         return None
     if not all(walk.interval(c).nonneg for c in node.args if not walk.reads[c]):
         return None
-    return Verdict(CONVEX, "quadratic over linear: a sum of squares of affine functions over a positive "
-                           "concave function", _hess([walk.child(a), walk.child(d)]))
+    return Verdict(CONVEX, "quadratic over linear: a sum of squares of |affine| or |convex| functions over a "
+                           "positive concave function", _hess([walk.child(a), walk.child(d)]))
 
 
 def _linear(walk: Walk, node: Expr) -> bool:
@@ -359,22 +388,33 @@ def _scalar_const(m: Product):
 
 def _max_pattern(walk: Walk, node: Sum) -> Verdict | None:
     """c * relu(a - b) + c * b + rest = c * max(a, b) + rest: convex for convex a, b and
-    rest, c > 0. The terms of b are those of the relu's argument that the sum holds with
-    the opposite coefficient (times c); a is the rest of the argument.
-    Tried with known parts kept whole (nested maxima) and with every sum opened."""
+    rest, c > 0."""
+    for c, _, a, b, rest in _max_splits(walk, node):
+        parts = a + b + rest
+        if atoms.combine([_scaled_curvature(walk, k, m) for k, m in parts]).convex:
+            return Verdict(CONVEX, "max of convex functions (b + relu(a - b)) plus convex terms",
+                           _hess([walk.child(m) for _, m in parts]))
+    return None
+
+
+def _max_splits(walk: Walk, node: Sum):
+    """Every reading of the sum as c * max(a, b) + rest: the terms of b are those of a
+    relu's argument that the sum holds with the opposite coefficient (times c), a is the
+    rest of the argument. Tried with known parts kept whole (nested maxima) and with every
+    sum opened. Yields (c, relu, a, b, rest), the last three lists of (coefficient, node):
+    a and b are the argument's terms (b's as the sum holds them), rest the sum's other terms."""
     known = lambda m: isinstance(m, Sum) and walk.child(m).curvature.known      # noqa: E731
     for keep in (known, lambda m: False):
         terms = linear_terms(node, keep)
         for c, t in terms:
             if c > 0 and isinstance(t, Elementwise) and t.fn == "relu":
-                found = _max_of(walk, terms, c, t, keep)
-                if found is not None:
-                    return found
-    return None
+                split = _max_split(walk, terms, c, t, keep)
+                if split is not None:
+                    yield (c, t, *split)
 
 
-def _max_of(walk: Walk, terms, c: float, relu: Expr, keep) -> Verdict | None:
-    inner = [(k, m) for k, m in linear_terms(relu.args[0], keep) if walk.reads[m]]
+def _max_split(walk: Walk, terms, c: float, relu: Expr, keep):
+    inner = linear_terms(relu.args[0], keep)
     rest = [(k, m) for k, m in terms if not (m is relu and k == c)]
     b = []
     for k, m in inner:
@@ -382,13 +422,27 @@ def _max_of(walk: Walk, terms, c: float, relu: Expr, keep) -> Verdict | None:
         if match is not None:
             b.append(rest.pop(match))
     a = [(k, m) for k, m in inner if not any(m is m2 for _, m2 in b)]
-    if not b:
-        return None
-    total = atoms.combine([_scaled_curvature(walk, k, m) for k, m in a + b + rest])
-    if not total.convex:
-        return None
-    return Verdict(CONVEX, "max of convex functions (b + relu(a - b)) plus convex terms",
-                   _hess([walk.child(m) for _, m in a + b + rest]))
+    return (a, b, rest) if b else None
+
+
+def _max_range(walk: Walk, node: Sum) -> None:
+    """Refine the interval of a sum read as c * max(A, B) + rest: max(A, B) lies in
+    [max(lo A, lo B), max(hi A, hi B)], with A the a terms and B the b terms over c (so a
+    minimum of positive functions is known positive)."""
+    for c, _, a, b, rest in _max_splits(walk, node):
+        for signs in (walk.signs, walk.declared):          # each analysis from its own intervals
+            big_a, big_b = _linear_interval(signs, a), _linear_interval(signs, [(k / c, m) for k, m in b])
+            lo, hi = max(big_a.lo, big_b.lo), max(big_a.hi, big_b.hi)
+            top = Interval(lo, hi, any(x.nonneg and excludes_zero(x) for x in (big_a, big_b)) or
+                           all(x.nonpos and excludes_zero(x) for x in (big_a, big_b)))
+            signs.memo[node] = meet(signs.node(node), add(scale(c, top), _linear_interval(signs, rest)))
+
+
+def _linear_interval(signs: Signs, terms) -> Interval:
+    total = Interval(0.0, 0.0)
+    for k, m in terms:
+        total = add(total, scale(k, signs.node(m)))
+    return total
 
 
 def _scaled_curvature(walk: Walk, k: float, m: Expr) -> Curvature:

@@ -177,8 +177,10 @@ def meet(a: Interval, b: Interval) -> Interval:
 
 
 def exp(a: Interval) -> Interval:
-    lo = 0.0 if a.lo == -INF else max(down(math.exp(min(a.lo, 700.0)), LIBM_ULPS), 0.0)
+    """exp a; exact where exp is (exp(0) = 1), so exp of a nonnegative argument is >= 1."""
+    lo = 0.0 if a.lo == -INF else max(down(math.exp(min(a.lo, 700.0)), LIBM_ULPS), 1.0 if a.lo >= 0 else 0.0)
     hi = up(math.exp(a.hi), LIBM_ULPS) if a.hi < 700.0 else INF
+    hi = min(hi, 1.0) if a.hi <= 0 else hi
     return Interval(lo, hi, True)
 
 

@@ -32,6 +32,7 @@ ATTEMPTS = 5                               # draws allowed per wanted valid samp
 DENSE_LIMIT = 300                          # more unknowns: Hessian-vector products and Lanczos
 LANCZOS_STEPS = 60                         # Hessian-vector products per point beyond DENSE_LIMIT
 GUARD_TOLERANCE = 1e-6                     # relative curvature that contradicts a proof
+GUARD_FLOOR = 1e-9      # below this curvature scale, rounding noise of an affine function: only a verified witness counts
 NOISE = 1e3 * np.finfo(float).eps          # relative rounding error allowed per evaluation
 
 

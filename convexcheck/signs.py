@@ -120,10 +120,23 @@ class Signs:
             return self._special(node)
         if isinstance(node, (Sum, Product)):
             try:
-                return self.polynomial(self.expander.expand(node), node.order)
+                iv = self.polynomial(self.expander.expand(node), node.order)
             except TooLarge:
-                return ANY
+                iv = ANY
+            return meet(iv, self._structural(node))
         return ANY
+
+    def _structural(self, node: Sum | Product) -> Interval:
+        """The node's interval from its operands' (which may know more than their
+        expansion, e.g. a refined maximum): a sum's add up; a product that sums no
+        letter multiplies them."""
+        if isinstance(node, Product) and set("".join(node.spec.inputs)) != set(node.spec.out):
+            return ANY
+        combine = add if isinstance(node, Sum) else mul
+        iv = self.node(node.args[0])
+        for a in node.args[1:]:
+            iv = combine(iv, self.node(a))
+        return iv
 
     def _special(self, node: Special) -> Interval:
         """det of a pd matrix, or of the inverse of one, is > 0."""

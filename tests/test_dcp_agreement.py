@@ -8,10 +8,9 @@ generators unless said:
   - a convexcheck proof never meets DCP's opposite curvature (unless the function is affine),
     and survives a fresh look: second differences of the CVXPY expression at random points;
   - a convexcheck witness verifies through CVXPY's value at its point;
-  - coverage (atoms generator): what DCP proves, convexcheck proves too, except for the
-    patterns of KNOWN_GAPS (each with its reason and the atoms it concerns); nested
-    generator: at least 99% of DCP's sides on a fixed sample (xfail until the composition
-    engine lands; benchmarks/dcp_agreement.py measures it);
+  - coverage (atoms generator): what DCP proves, convexcheck proves too, every time (all its
+    atoms are twice differentiable on their domains); nested generator: at least 99% of DCP's
+    sides on a fixed sample (benchmarks/dcp_agreement.py measures both on 2000 each);
   - the two renderings are the same function;
   - explicit functions DCP rejects as written and convexcheck proves, and non-smooth atoms
     with what is expected of them.
@@ -28,8 +27,7 @@ import cvxpy as cp
 import numpy as np
 import pytest
 from conftest import examples
-from dcp_atoms import (ATOMS, KINDS, NONLINEAR, VARIABLES, Case, cases, compare, evaluate, sample_point,
-                       second_difference)
+from dcp_atoms import KINDS, cases, compare, evaluate, sample_point, second_difference
 from dcp_nested import cases as nested_cases
 from dcp_nested import random_cases as nested_random_cases
 from hypothesis import HealthCheck, given, settings
@@ -39,75 +37,6 @@ import tensorcalc as tc
 
 SAMPLES = 6          # points convexcheck samples per side without a proof (analyze's samples)
 FAST = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-
-
-# ----------------------------------------------------------------------------- known gaps
-
-def _nonlinear(case: Case):
-    return [m for m in case.node.walk() if m.atom in NONLINEAR]
-
-
-def _arrays(node) -> bool:
-    """Whether the node reads a vector or matrix variable."""
-    return any(VARIABLES[n][0] for n in node.names)
-
-
-def _qol(case, kind):
-    """sum(v^2)/y with v an array, reading an array variable, or whose numerator and
-    denominator share a variable."""
-    return any(m.atom == "quad_over_lin" and (m.args[0].shape or _arrays(m) or m.args[0].names & m.args[1].names)
-               for m in case.node.walk())
-
-
-CONTRACTIONS = ("dot", "trace", "sum", "wsum_nonneg", "wsum_neg", "vecmat", "matvec")
-NON_SEPARABLE = ("lse", "quad_psd", "quad_nsd", "quad_indef", "quad_over_lin", "self_product")
-
-
-def _mixed_rank_one(case, kind):
-    """A nonlinear atom over a contraction or broadcast of data of mixed signs."""
-    return any(n.atom in ("dot", "trace", "vecmat", "matvec", "broadcast") and n.weights == ""
-               for m in _nonlinear(case) for a in m.args for n in a.walk())
-
-
-def _composition(case, kind):
-    """f(g), g not affine, where grad g is not one term: g holds a non-separable atom, a
-    sum or contraction of curved terms, entr, or the square of an affine sum; or a
-    quadratic form or quad-over-lin of a non-affine argument."""
-    def many_terms(n):
-        return (n.atom in NON_SEPARABLE or n.atom == "entr"
-                or (n.atom in CONTRACTIONS + ("add",) and not n.affine)
-                or (n.atom == "square" and n.args[0].affine and n.args[0].atom != "var"))
-    return any((not a.affine and any(many_terms(n) for n in a.walk())) or (m.atom in NON_SEPARABLE and not a.affine)
-               for m in _nonlinear(case) for a in m.args)
-
-
-# name -> (atoms it concerns, reason, predicate(case, kind)): where DCP proves a curvature
-# that convexcheck leaves 'unknown'. Each is a limit of convexcheck's Hessian rules
-# (convexcheck/certificate.py, signs.py), not of the generator.
-KNOWN_GAPS = {
-    "quad_over_lin beyond scalars": (
-        ("quad_over_lin",),
-        "sum(v^2)/y pairs an array direction dv with dy, and the 2x2 Gram rule reads blocks of two "
-        "scalar directions only; (t + a)^2/(t + b) (one variable, symbolic offsets) needs (a - b)^2 "
-        "seen as a square. x^2/y with scalars is proven",
-        _qol),
-    "mixed-sign data in a rank-one term": (
-        ("dot", "trace", "vecmat", "matvec", "broadcast"),
-        "f''(a.v) (a.dv)^2 with a of unknown sign: the weight is read entry by entry "
-        "(a_i a_j dv_i dv_j), not as a square",
-        _mixed_rank_one),
-    "composition with a many-term gradient": (
-        ("lse", "logistic", "square", "power_gt1", "exp", "inv", "entr", "quad_psd", "quad_over_lin"),
-        "f(g) with g convex and f increasing (DCP's rule): the term f''(g) grad g grad g^T is "
-        "expanded into monomials when grad g is a sum (exp(t log t), exp((s + 1)^2), "
-        "logistic(x^T P x), (lse)^2), whose signs do not add up",
-        _composition),
-}
-
-
-def known_gap(case: Case, kind: str) -> str | None:
-    """The first known gap that covers `case` on side `kind`, or None."""
-    return next((name for name, (_, _, applies) in KNOWN_GAPS.items() if applies(case, kind)), None)
 
 
 def _describe(outcome, kind) -> str:
@@ -147,14 +76,12 @@ def _check_dcp_built(case) -> None:
 @given(cases())
 def test_atoms_generator_agrees_with_dcp(case):
     """Soundness (`_check_sound`), and coverage: every curvature DCP proves (all atoms of
-    this generator are twice differentiable on their domains), convexcheck proves too,
-    except for the KNOWN_GAPS patterns."""
+    this generator are twice differentiable on their domains), convexcheck proves too."""
     outcome = compare(case, samples=SAMPLES, points=4)
     _check_sound(outcome)
     for kind in KINDS:
-        if outcome.dcp[kind] and outcome.status[kind] != "proven":
-            assert known_gap(case, kind), "DCP proves it, convexcheck does not, and no known gap explains it:" + \
-                _describe(outcome, kind)
+        if outcome.dcp[kind]:
+            assert outcome.status[kind] == "proven", "DCP proves it, convexcheck does not:" + _describe(outcome, kind)
 
 
 @settings(FAST, max_examples=examples(100))
@@ -165,11 +92,6 @@ def test_nested_generator_is_dcp_and_never_contradicted(case):
     _check_sound(compare(case, samples=SAMPLES, points=4))
 
 
-NEEDS_COMPOSITION = pytest.mark.xfail(strict=False, reason="the composition engine proves 90% of these sides, not "
-                                      "99% yet (max of convex entries, minimum; benchmarks/RESULTS_dcp_agreement.md)")
-
-
-@NEEDS_COMPOSITION
 def test_nested_generator_coverage_reaches_the_target():
     """Issue 13's target on a fixed sample: convexcheck proves >= 99% of the sides DCP
     proves (benchmarks/dcp_agreement.py --generator nested measures it on 2000)."""
@@ -226,8 +148,8 @@ def test_agreement_many(case):
     _check_sound(outcome)
     for kind in KINDS:
         assert outcome.category(kind) != "contradiction", _describe(outcome, kind)
-        if outcome.dcp[kind] and outcome.status[kind] != "proven":
-            assert known_gap(case, kind), _describe(outcome, kind)
+        if outcome.dcp[kind]:
+            assert outcome.status[kind] == "proven", _describe(outcome, kind)
 
 
 @pytest.mark.slow
@@ -239,12 +161,6 @@ def test_nested_agreement_many(case):
     _check_sound(outcome)
     for kind in KINDS:
         assert outcome.category(kind) != "contradiction", _describe(outcome, kind)
-
-
-def test_known_gaps_name_atoms_of_the_table():
-    for name, (atoms, reason, _) in KNOWN_GAPS.items():
-        assert atoms and set(atoms) <= set(ATOMS) and reason, name
-    assert len(KNOWN_GAPS) <= 8          # the list stays short
 
 
 # ----------------------------------------------------------------------------- explicit cases
