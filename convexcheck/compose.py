@@ -4,9 +4,8 @@
 parents, and gives every node an entrywise curvature in the analysed variables (a
 `Verdict`): constants and variables by definition; sums, nonnegative and nonpositive
 multiples, linear maps and gathers by linearity; h(g) for a function of the fact table
-(`atoms`) by the composition theorem; and two patterns no single atom states: a power >= 1/2
-of a sum of squares of |affine| (or |convex|) functions is a power >= 1 of a Euclidean norm, and
-`b + relu(a - b)` is max(a, b). A node the rules cannot classify gets the Hessian
+(`atoms`) by the composition theorem; and the patterns no single atom states (`patterns`:
+norms, log-sum-exp, quadratic over linear, `b + relu(a - b)` = max(a, b)). A node the rules cannot classify gets the Hessian
 certificate (`certificate.certify`, Klaus et al. 2022) on an abstraction of it: its maximal
 affine subexpressions replaced by fresh free variables (sound: convexity on all of their
 range implies it on the affine image), or its classified children replaced by fresh
@@ -34,24 +33,15 @@ from . import atoms
 from .atoms import AFFINE, CONSTANT, CONVEX, UNKNOWN, Curvature
 from .certificate import Certificate, certify
 from .model import Attributes
-from .intervals import excludes_zero
-from .signs import NONNEG, Interval, Signs, add, domain_facts, meet, mul, scale
+from .patterns import (WHY_LIMIT, Verdict, bilinear, describe, exp_sum, hessian_rules, max_pattern, max_range,
+                       quad_over_lin, sum_of_squares)
+from .signs import NONNEG, Interval, Signs, domain_facts, meet, mul
 
 NONPOS = Interval(-math.inf, 0.0)
 
 WEIGHT = "__w"
 FRESH = "__t"
-WHY_LIMIT = 160
 HESSIAN_ERRORS = (tc.TensorCalcError, ArithmeticError, ValueError, KeyError, RecursionError)
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """A node's entrywise curvature and why, in words."""
-
-    curvature: Curvature
-    why: str
-    hessian: tuple[str, ...] = ()          # the Hessian certificates' rules used below this node
 
 
 @dataclass
@@ -81,7 +71,7 @@ class Walk:
         found = RULES.get(type(node), _none)(self, node)
         if found is None or not found.curvature.known:
             found = self._hessian(node) or Verdict(UNKNOWN, found.why if found else "no rule")
-        if _bilinear(self, node) and found.curvature.known and not found.curvature.affine:
+        if bilinear(self, node) and found.curvature.known and not found.curvature.affine:
             self._refine(node, NONNEG if found.curvature.convex else NONPOS)
         return found
 
@@ -205,20 +195,20 @@ def _var(walk: Walk, node: Var) -> Verdict:
 def _sum(walk: Walk, node: Sum) -> Verdict:
     parts = [walk.child(c) for c in node.args]
     total = atoms.combine([p.curvature for p in parts])
-    _max_range(walk, node)
+    max_range(walk, node)
     if not total.known:
-        found = _max_pattern(walk, node)
+        found = max_pattern(walk, node)
         if found is not None:
             return found
     why = "affine" if total.affine else _join("sum of", [p for c, p in zip(node.args, parts) if walk.reads[c]])
-    return Verdict(total, why, _hess(parts))
+    return Verdict(total, why, hessian_rules(parts))
 
 
 def _product(walk: Walk, node: Product) -> Verdict | None:
     """A product linear in one operand: the others' entries give the coefficients' sign."""
     reading = [k for k, a in enumerate(node.args) if walk.reads[a]]
     if len(reading) == 2:
-        return _quad_over_lin(walk, node, reading)
+        return quad_over_lin(walk, node, reading)
     if len(reading) != 1:
         return None
     (k,) = reading
@@ -236,7 +226,7 @@ def _product(walk: Walk, node: Product) -> Verdict | None:
 
 
 def _elementwise(walk: Walk, node: Elementwise) -> Verdict | None:
-    if node.fn == "log" and _exp_sum(walk, node.args[0]):
+    if node.fn == "log" and exp_sum(walk, node.args[0]):
         return Verdict(CONVEX, "log-sum-exp of convex functions", walk.child(node.args[0]).hessian)
     row = atoms.ELEMENTWISE.get(node.fn)
     fact = row(walk.interval(node.args[0])) if row else None
@@ -248,7 +238,7 @@ def _power(walk: Walk, node: Power) -> Verdict | None:
     if not isinstance(exponent, Const):
         return None
     p = exponent.value
-    if p >= 0.5 and _sum_of_squares(walk, base):
+    if p >= 0.5 and sum_of_squares(walk, base):
         why = walk.child(base).why
         return Verdict(CONVEX, f"power {p:g} >= 1/2 of a sum of squares of |affine| or |convex| functions "
                                f"(a norm to a power >= 1): {why}"[:WHY_LIMIT], walk.child(base).hessian)
@@ -277,177 +267,6 @@ def _gather(walk: Walk, node: Gather) -> Verdict:
 
 RULES = {Var: _var, Const: _none, Delta: _none, Sum: _sum, Product: _product,
          Elementwise: _elementwise, Special: _none, Power: _power, Gather: _gather}
-
-
-# ----------------------------------------------------------------------------- patterns
-
-def _nonneg_combination(walk: Walk, node: Expr, leaf) -> bool:
-    """Every entry a nonnegative combination of `leaf` nodes plus a nonnegative constant
-    (through sums, gathers and products linear in one operand with coefficients >= 0)."""
-    if not walk.reads[node]:
-        return walk.interval(node).nonneg
-    if leaf(node):
-        return True
-    if isinstance(node, (Sum, Gather)):
-        return all(_nonneg_combination(walk, c, leaf) for c in node.args)
-    if isinstance(node, Product):
-        reading = [a for a in node.args if walk.reads[a]]
-        return len(reading) == 1 and node.args.count(reading[0]) == 1 and \
-            all(walk.interval(a).nonneg for a in node.args if not walk.reads[a]) and \
-            _nonneg_combination(walk, reading[0], leaf)
-    return False
-
-
-def _sum_of_squares(walk: Walk, node: Expr) -> bool:
-    """A nonnegative combination of squares u^2 of functions u that are affine, convex and
-    >= 0, or concave and <= 0: the root is a norm of |u|, nondecreasing in each |u| and so
-    convex (likewise u^2 / v)."""
-    return _nonneg_combination(walk, node, lambda m: isinstance(m, Power) and isinstance(m.args[1], Const)
-                               and m.args[1].value == 2.0 and _bends_outward(walk, m.args[0]))
-
-
-def _bends_outward(walk: Walk, u: Expr) -> bool:
-    """|u| is convex: u affine, or convex and >= 0, or concave and <= 0."""
-    c, iv = walk.child(u).curvature, walk.interval(u)
-    return c.affine or (c.convex and iv.nonneg) or (c.concave and iv.nonpos)
-
-
-def _exp_sum(walk: Walk, node: Expr) -> bool:
-    """A nonnegative combination of exponentials of convex functions (its log is convex)."""
-    return _nonneg_combination(walk, node, lambda m: isinstance(m, Elementwise) and m.fn == "exp"
-                               and walk.child(m.args[0]).curvature.convex)
-
-
-def _quad_over_lin(walk: Walk, node: Product, reading: list[int]) -> Verdict | None:
-    """S *(..) recip(D) with S a sum of squares (`_sum_of_squares`) and D concave and > 0,
-    the other operands >= 0: every entry is a sum of |u|^2 / v terms, convex."""
-    a, b = (node.args[k] for k in reading)
-    if isinstance(a, Elementwise) and a.fn == "recip":
-        a, b = b, a
-    if not (isinstance(b, Elementwise) and b.fn == "recip") or a is b:
-        return None
-    d = b.args[0]
-    if not (_sum_of_squares(walk, a) and walk.child(d).curvature.concave and atoms.one_sided(walk.interval(d)) > 0):
-        return None
-    if not all(walk.interval(c).nonneg for c in node.args if not walk.reads[c]):
-        return None
-    return Verdict(CONVEX, "quadratic over linear: a sum of squares of |affine| or |convex| functions over a "
-                           "positive concave function", _hess([walk.child(a), walk.child(d)]))
-
-
-def _linear(walk: Walk, node: Expr) -> bool:
-    """Linear (affine and zero where the variables are zero) in the analysed variables."""
-    if isinstance(node, Var):
-        return walk.reads[node]
-    if isinstance(node, Sum):
-        return all(walk.reads[c] and _linear(walk, c) for c in node.args)
-    if isinstance(node, (Gather, Elementwise)) and getattr(node, "fn", "neg") == "neg":
-        return _linear(walk, node.args[0])
-    if isinstance(node, Product):
-        reading = [a for a in node.args if walk.reads[a]]
-        return len(reading) == 1 and node.args.count(reading[0]) == 1 and _linear(walk, reading[0])
-    return False
-
-
-def _bilinear(walk: Walk, node: Expr) -> bool:
-    """A product of two linear operands (with constant ones): a quadratic form in the variables."""
-    if not isinstance(node, Product):
-        return False
-    reading = [a for a in node.args if walk.reads[a]]
-    return len(reading) == 2 and all(_linear(walk, a) for a in reading)
-
-
-def linear_terms(node: Expr, keep=lambda m: False) -> list[tuple[float, Expr]]:
-    """`node` as sum_k c_k t_k through sums, negations and scalar constant multiples; a
-    node below the top for which `keep` is true stays one term."""
-    out, stack = [], [(1.0, node, True)]
-    while stack:
-        c, m, top = stack.pop()
-        if not top and keep(m):
-            out.append((c, m))
-        elif isinstance(m, Sum):
-            stack.extend((c, a, False) for a in m.args)
-        elif isinstance(m, Elementwise) and m.fn == "neg":
-            stack.append((-c, m.args[0], False))
-        elif isinstance(m, Product) and len(m.args) == 2 and _scalar_const(m) is not None:
-            value, other = _scalar_const(m)
-            stack.append((c * value, other, False))
-        else:
-            out.append((c, m))
-    return out
-
-
-def _scalar_const(m: Product):
-    """(c, a) when m is the scalar multiple c *(,s->s) a (either order)."""
-    for k in (0, 1):
-        const, other = m.args[k], m.args[1 - k]
-        if isinstance(const, Const) and const.order == 0 and m.spec.inputs[1 - k] == m.spec.out:
-            return const.value, other
-    return None
-
-
-def _max_pattern(walk: Walk, node: Sum) -> Verdict | None:
-    """c * relu(a - b) + c * b + rest = c * max(a, b) + rest: convex for convex a, b and
-    rest, c > 0."""
-    for c, _, a, b, rest in _max_splits(walk, node):
-        parts = a + b + rest
-        if atoms.combine([_scaled_curvature(walk, k, m) for k, m in parts]).convex:
-            return Verdict(CONVEX, "max of convex functions (b + relu(a - b)) plus convex terms",
-                           _hess([walk.child(m) for _, m in parts]))
-    return None
-
-
-def _max_splits(walk: Walk, node: Sum):
-    """Every reading of the sum as c * max(a, b) + rest: the terms of b are those of a
-    relu's argument that the sum holds with the opposite coefficient (times c), a is the
-    rest of the argument. Tried with known parts kept whole (nested maxima) and with every
-    sum opened. Yields (c, relu, a, b, rest), the last three lists of (coefficient, node):
-    a and b are the argument's terms (b's as the sum holds them), rest the sum's other terms."""
-    known = lambda m: isinstance(m, Sum) and walk.child(m).curvature.known      # noqa: E731
-    for keep in (known, lambda m: False):
-        terms = linear_terms(node, keep)
-        for c, t in terms:
-            if c > 0 and isinstance(t, Elementwise) and t.fn == "relu":
-                split = _max_split(walk, terms, c, t, keep)
-                if split is not None:
-                    yield (c, t, *split)
-
-
-def _max_split(walk: Walk, terms, c: float, relu: Expr, keep):
-    inner = linear_terms(relu.args[0], keep)
-    rest = [(k, m) for k, m in terms if not (m is relu and k == c)]
-    b = []
-    for k, m in inner:
-        match = next((i for i, (k2, m2) in enumerate(rest) if m2 is m and math.isclose(k2, -k * c)), None)
-        if match is not None:
-            b.append(rest.pop(match))
-    a = [(k, m) for k, m in inner if not any(m is m2 for _, m2 in b)]
-    return (a, b, rest) if b else None
-
-
-def _max_range(walk: Walk, node: Sum) -> None:
-    """Refine the interval of a sum read as c * max(A, B) + rest: max(A, B) lies in
-    [max(lo A, lo B), max(hi A, hi B)], with A the a terms and B the b terms over c (so a
-    minimum of positive functions is known positive)."""
-    for c, _, a, b, rest in _max_splits(walk, node):
-        for signs in (walk.signs, walk.declared):          # each analysis from its own intervals
-            big_a, big_b = _linear_interval(signs, a), _linear_interval(signs, [(k / c, m) for k, m in b])
-            lo, hi = max(big_a.lo, big_b.lo), max(big_a.hi, big_b.hi)
-            top = Interval(lo, hi, any(x.nonneg and excludes_zero(x) for x in (big_a, big_b)) or
-                           all(x.nonpos and excludes_zero(x) for x in (big_a, big_b)))
-            signs.memo[node] = meet(signs.node(node), add(scale(c, top), _linear_interval(signs, rest)))
-
-
-def _linear_interval(signs: Signs, terms) -> Interval:
-    total = Interval(0.0, 0.0)
-    for k, m in terms:
-        total = add(total, scale(k, signs.node(m)))
-    return total
-
-
-def _scaled_curvature(walk: Walk, k: float, m: Expr) -> Curvature:
-    c = walk.child(m).curvature
-    return c if k > 0 else c.flipped() if k < 0 else CONSTANT
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -485,16 +304,6 @@ def _hessian_why(node: Expr, fresh: dict, cert: Certificate) -> str:
     rule = next((r for r in cert.rules if "domain" not in r), "the Hessian is signed")
     cut = f", {len(fresh)} inner part(s) as variables" if fresh else ""
     return f"Hessian{cut}: {rule}"[:WHY_LIMIT]
-
-
-def _hess(parts) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(r for p in parts for r in p.hessian))
-
-
-def describe(v: Verdict) -> str:
-    """A verdict as 'convex (why)', or 'affine'."""
-    word = v.curvature.word()
-    return word if v.curvature.affine or v.curvature.constant or v.why == word else f"{word} ({v.why})"
 
 
 def _join(head: str, parts: list[Verdict]) -> str:

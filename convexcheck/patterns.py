@@ -1,0 +1,213 @@
+"""Patterns of the compositional walk that no single atom states (`compose` uses them).
+
+Each takes the walk (its verdicts `child`, intervals `interval`, `reads`, and its two sign
+analyses `signs` and `declared`) and a node, and returns a `Verdict` or None:
+  - a power >= 1/2 of a nonnegative combination of squares u^2 of |affine| or |convex|
+    functions u (a norm of |u| to a power >= 1) — `sum_of_squares`;
+  - log of a nonnegative combination of exponentials of convex functions — `exp_sum`;
+  - quadratic over linear, S / D with S such a sum of squares and D concave and > 0;
+  - c * relu(a - b) + c * b + rest = c * max(a, b) + rest, and the range of such a
+    maximum (`max_range`: a minimum of positive functions is positive);
+  - products of two linear operands (quadratic forms, whose sign follows their curvature).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from tensorcalc.dag import Const, Elementwise, Expr, Gather, Power, Product, Sum, Var
+
+from . import atoms
+from .atoms import CONSTANT, CONVEX, Curvature
+from .intervals import excludes_zero
+from .signs import Interval, Signs, add, meet, scale
+
+WHY_LIMIT = 160
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A node's entrywise curvature and why, in words."""
+
+    curvature: Curvature
+    why: str
+    hessian: tuple[str, ...] = ()          # the Hessian certificates' rules used below this node
+
+
+def hessian_rules(parts) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(r for p in parts for r in p.hessian))
+
+
+def describe(v: Verdict) -> str:
+    """A verdict as 'convex (why)', or 'affine'."""
+    word = v.curvature.word()
+    return word if v.curvature.affine or v.curvature.constant or v.why == word else f"{word} ({v.why})"
+
+
+def _nonneg_combination(walk, node: Expr, leaf) -> bool:
+    """Every entry a nonnegative combination of `leaf` nodes plus a nonnegative constant
+    (through sums, gathers and products linear in one operand with coefficients >= 0)."""
+    if not walk.reads[node]:
+        return walk.interval(node).nonneg
+    if leaf(node):
+        return True
+    if isinstance(node, (Sum, Gather)):
+        return all(_nonneg_combination(walk, c, leaf) for c in node.args)
+    if isinstance(node, Product):
+        reading = [a for a in node.args if walk.reads[a]]
+        return len(reading) == 1 and node.args.count(reading[0]) == 1 and \
+            all(walk.interval(a).nonneg for a in node.args if not walk.reads[a]) and \
+            _nonneg_combination(walk, reading[0], leaf)
+    return False
+
+
+def sum_of_squares(walk, node: Expr) -> bool:
+    """A nonnegative combination of squares u^2 of functions u that are affine, convex and
+    >= 0, or concave and <= 0: the root is a norm of |u|, nondecreasing in each |u| and so
+    convex (likewise u^2 / v)."""
+    return _nonneg_combination(walk, node, lambda m: isinstance(m, Power) and isinstance(m.args[1], Const)
+                               and m.args[1].value == 2.0 and _bends_outward(walk, m.args[0]))
+
+
+def _bends_outward(walk, u: Expr) -> bool:
+    """|u| is convex: u affine, or convex and >= 0, or concave and <= 0."""
+    c, iv = walk.child(u).curvature, walk.interval(u)
+    return c.affine or (c.convex and iv.nonneg) or (c.concave and iv.nonpos)
+
+
+def exp_sum(walk, node: Expr) -> bool:
+    """A nonnegative combination of exponentials of convex functions (its log is convex)."""
+    return _nonneg_combination(walk, node, lambda m: isinstance(m, Elementwise) and m.fn == "exp"
+                               and walk.child(m.args[0]).curvature.convex)
+
+
+def quad_over_lin(walk, node: Product, reading: list[int]) -> Verdict | None:
+    """S *(..) recip(D) with S a sum of squares (`_sum_of_squares`) and D concave and > 0,
+    the other operands >= 0: every entry is a sum of |u|^2 / v terms, convex."""
+    a, b = (node.args[k] for k in reading)
+    if isinstance(a, Elementwise) and a.fn == "recip":
+        a, b = b, a
+    if not (isinstance(b, Elementwise) and b.fn == "recip") or a is b:
+        return None
+    d = b.args[0]
+    if not (sum_of_squares(walk, a) and walk.child(d).curvature.concave and atoms.one_sided(walk.interval(d)) > 0):
+        return None
+    if not all(walk.interval(c).nonneg for c in node.args if not walk.reads[c]):
+        return None
+    return Verdict(CONVEX, "quadratic over linear: a sum of squares of |affine| or |convex| functions over a "
+                           "positive concave function", hessian_rules([walk.child(a), walk.child(d)]))
+
+
+def _linear(walk, node: Expr) -> bool:
+    """Linear (affine and zero where the variables are zero) in the analysed variables."""
+    if isinstance(node, Var):
+        return walk.reads[node]
+    if isinstance(node, Sum):
+        return all(walk.reads[c] and _linear(walk, c) for c in node.args)
+    if isinstance(node, (Gather, Elementwise)) and getattr(node, "fn", "neg") == "neg":
+        return _linear(walk, node.args[0])
+    if isinstance(node, Product):
+        reading = [a for a in node.args if walk.reads[a]]
+        return len(reading) == 1 and node.args.count(reading[0]) == 1 and _linear(walk, reading[0])
+    return False
+
+
+def bilinear(walk, node: Expr) -> bool:
+    """A product of two linear operands (with constant ones): a quadratic form in the variables."""
+    if not isinstance(node, Product):
+        return False
+    reading = [a for a in node.args if walk.reads[a]]
+    return len(reading) == 2 and all(_linear(walk, a) for a in reading)
+
+
+def linear_terms(node: Expr, keep=lambda m: False) -> list[tuple[float, Expr]]:
+    """`node` as sum_k c_k t_k through sums, negations and scalar constant multiples; a
+    node below the top for which `keep` is true stays one term."""
+    out, stack = [], [(1.0, node, True)]
+    while stack:
+        c, m, top = stack.pop()
+        if not top and keep(m):
+            out.append((c, m))
+        elif isinstance(m, Sum):
+            stack.extend((c, a, False) for a in m.args)
+        elif isinstance(m, Elementwise) and m.fn == "neg":
+            stack.append((-c, m.args[0], False))
+        elif isinstance(m, Product) and len(m.args) == 2 and _scalar_const(m) is not None:
+            value, other = _scalar_const(m)
+            stack.append((c * value, other, False))
+        else:
+            out.append((c, m))
+    return out
+
+
+def _scalar_const(m: Product):
+    """(c, a) when m is the scalar multiple c *(,s->s) a (either order)."""
+    for k in (0, 1):
+        const, other = m.args[k], m.args[1 - k]
+        if isinstance(const, Const) and const.order == 0 and m.spec.inputs[1 - k] == m.spec.out:
+            return const.value, other
+    return None
+
+
+def max_pattern(walk, node: Sum) -> Verdict | None:
+    """c * relu(a - b) + c * b + rest = c * max(a, b) + rest: convex for convex a, b and
+    rest, c > 0."""
+    for c, _, a, b, rest in _max_splits(walk, node):
+        parts = a + b + rest
+        if atoms.combine([_scaled_curvature(walk, k, m) for k, m in parts]).convex:
+            return Verdict(CONVEX, "max of convex functions (b + relu(a - b)) plus convex terms",
+                           hessian_rules([walk.child(m) for _, m in parts]))
+    return None
+
+
+def _max_splits(walk, node: Sum):
+    """Every reading of the sum as c * max(a, b) + rest: the terms of b are those of a
+    relu's argument that the sum holds with the opposite coefficient (times c), a is the
+    rest of the argument. Tried with known parts kept whole (nested maxima) and with every
+    sum opened. Yields (c, relu, a, b, rest), the last three lists of (coefficient, node):
+    a and b are the argument's terms (b's as the sum holds them), rest the sum's other terms."""
+    known = lambda m: isinstance(m, Sum) and walk.child(m).curvature.known      # noqa: E731
+    for keep in (known, lambda m: False):
+        terms = linear_terms(node, keep)
+        for c, t in terms:
+            if c > 0 and isinstance(t, Elementwise) and t.fn == "relu":
+                split = _max_split(walk, terms, c, t, keep)
+                if split is not None:
+                    yield (c, t, *split)
+
+
+def _max_split(walk, terms, c: float, relu: Expr, keep):
+    inner = linear_terms(relu.args[0], keep)
+    rest = [(k, m) for k, m in terms if not (m is relu and k == c)]
+    b = []
+    for k, m in inner:
+        match = next((i for i, (k2, m2) in enumerate(rest) if m2 is m and math.isclose(k2, -k * c)), None)
+        if match is not None:
+            b.append(rest.pop(match))
+    a = [(k, m) for k, m in inner if not any(m is m2 for _, m2 in b)]
+    return (a, b, rest) if b else None
+
+
+def max_range(walk, node: Sum) -> None:
+    """Refine the interval of a sum read as c * max(A, B) + rest: max(A, B) lies in
+    [max(lo A, lo B), max(hi A, hi B)], with A the a terms and B the b terms over c (so a
+    minimum of positive functions is known positive)."""
+    for c, _, a, b, rest in _max_splits(walk, node):
+        for signs in (walk.signs, walk.declared):          # each analysis from its own intervals
+            big_a, big_b = _linear_interval(signs, a), _linear_interval(signs, [(k / c, m) for k, m in b])
+            lo, hi = max(big_a.lo, big_b.lo), max(big_a.hi, big_b.hi)
+            top = Interval(lo, hi, any(x.nonneg and excludes_zero(x) for x in (big_a, big_b)) or
+                           all(x.nonpos and excludes_zero(x) for x in (big_a, big_b)))
+            signs.memo[node] = meet(signs.node(node), add(scale(c, top), _linear_interval(signs, rest)))
+
+
+def _linear_interval(signs: Signs, terms) -> Interval:
+    total = Interval(0.0, 0.0)
+    for k, m in terms:
+        total = add(total, scale(k, signs.node(m)))
+    return total
+
+
+def _scaled_curvature(walk, k: float, m: Expr) -> Curvature:
+    c = walk.child(m).curvature
+    return c if k > 0 else c.flipped() if k < 0 else CONSTANT
