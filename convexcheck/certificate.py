@@ -3,7 +3,7 @@
 `certify(expr, variables, attributes)` forms q(d) = d^T H d, the Hessian of `expr` in the
 given variables jointly, contracted twice with a direction d (tensorcalc's forward mode
 applied twice; an order-2p Hessian of a p-axis variable is read as a matrix over the
-flattened axis groups). q is expanded into monomials over atoms (`polynomial`); each is
+flattened axis groups). q is expanded into monomials over atoms (`tensorcalc.algebra`); each is
 read as w(F) <u, K u> (`pairing`). Monomials with the same half u add their weights; a
 group is PSD when its weight is >= 0 (`signs`) and its kernel PSD. Scalar halves d_a(F),
 d_b(F) form a Gram matrix per F, PSD by its principal minors (the joint Hessians of x^2/y,
@@ -20,13 +20,13 @@ from fractions import Fraction
 from dataclasses import dataclass, field
 
 from tensorcalc import dag, simplify, to_text
+from tensorcalc.algebra import Expander, Monomial, TooLarge, collect, multiply
 from tensorcalc.dag import Product, LETTERS, Axis, Const, Expr, Gather, Power, Var
 from tensorcalc.forward import pushforward
 
 from .gram import rational_semidefinite, symbolic_semidefinite
 from .model import Attributes
 from .pairing import split
-from .polynomial import Expander, Monomial, TooLarge, collect, multiply
 from .signs import Interval, Signs, domain_facts
 from .variance import Group, absorbs, half_factors
 

@@ -4,7 +4,7 @@ A block is a symmetric matrix whose entries are the weights w_ab(F) of the pairs
 a, b (polynomials over atoms on the F letters 0..f-1). It is PSD for every F and every
 admissible point when fraction-free elimination keeps it so: with a pivot p = a_kk > 0
 (its interval excludes zero), A is PSD iff its Schur complement S = A' - a a^T / p is,
-iff p S = p A' - a a^T is. Entries are multiplied out exactly (`polynomial.multiply`);
+iff p S = p A' - a a^T is. Entries are multiplied out exactly (`tensorcalc.algebra.multiply`);
 their signs come from `signs`. A constant matrix times one common weight is decided
 exactly in rationals instead.
 """
@@ -13,8 +13,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable
 
+from tensorcalc.algebra import Monomial, collect, multiply
+
 from .intervals import Interval, excludes_zero
-from .polynomial import Monomial, collect, multiply
 
 Poly = list[Monomial]
 MAX_ENTRY = 512                 # monomials an eliminated entry may reach

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from tensorcalc.algebra import Factor, Monomial, canonical, is_ones
 from tensorcalc.dag import Delta, Expr, Special, Var
 from tensorcalc.graph import digest
 
 from .model import Attributes
-from .polynomial import Factor, Monomial, canonical, is_ones
 
 
 class Half(NamedTuple):

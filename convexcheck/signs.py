@@ -7,7 +7,7 @@ recip (argument != 0). Intervals (`intervals`, re-exported here) are closed, wit
 marking an excluded zero, rounded outward, and sound rather than tight: an unknown sign is
 (-inf, inf).
 
-Polynomials over atoms (see `polynomial`) get signs three ways, in order: interval
+Polynomials over atoms (see `tensorcalc.algebra`) get signs three ways, in order: interval
 arithmetic on the monomials; a common factor taken out first (x/y - x^2/y^2 = (x/y)(1 - x/y));
 and the ratio rule z / (b + z) in [0, 1] for z, b >= 0 (the variance template's scalar
 core: the logistic function's derivative sigma (1 - sigma) >= 0).
@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import math
 
+from tensorcalc.algebra import Expander, Factor, Monomial, TooLarge, canonical, close_sums, collect, is_ones, multiply
 from tensorcalc.dag import Axis, Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var, Gather, topo
 
 from .intervals import (ANY, HALF_PI, INF, NONNEG, PI, POSITIVE, Interval, add, exp, log, meet, mul, odd_bounded,
                         point, power, recip, scale)
 from .intervals import excludes_zero as _nz
 from .model import Attributes
-from .polynomial import Expander, Factor, Monomial, TooLarge, canonical, close_sums, collect, is_ones, multiply
 
 MAX_OPEN = 512                  # monomials a polynomial's opened sums may reach
 MAX_OPEN_POWER = 8              # a sum is opened to at most this power

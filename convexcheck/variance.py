@@ -21,12 +21,12 @@ import math
 from fractions import Fraction
 from typing import Callable, NamedTuple
 
+from tensorcalc.algebra import Factor, Monomial, collect, multiply, normal, ones
 from tensorcalc.dag import Delta, Special, Var, special
 
 from .intervals import Interval
 from .model import Attributes
 from .pairing import symmetric_node
-from .polynomial import Factor, Monomial, collect, multiply, normal, ones
 
 MAX_ORIENTATIONS = 64           # transposes of symmetric factors tried in the kernel bound
 

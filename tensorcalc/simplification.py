@@ -12,18 +12,22 @@ A sum is read as a list of terms: negations cancel, like terms add their coeffic
 and terms equal but for one factor add that factor (X^T diag(d1) X + X^T diag(d2) X
 becomes X^T diag(d1 + d2) X). Element-wise functions and powers of constants fold,
 x^1 = x, recip(recip(x)) = x, and equal subexpressions stay one node (hash-consing).
-Every rewrite keeps the node's axes, which `simplify` asserts.
+Every rewrite keeps the node's axes, which `simplify` asserts. Terms are monomials of
+`algebra` (output letters 0..k-1, summed letters above), read here without distributing
+products over sums, and written back as contractions.
 """
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
 from . import dag
+from .algebra import Factor, Monomial, canonical_items, drop_ones, fold, is_ones, ones, relabel_deltas
 from .dag import Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
 from .errors import TensorCalcError
 from .evaluation import ELEMENTWISE_FUNCTIONS
 from .graph import digest
-from .terms import Context, Letters, Term, emit, normal_term
 
 
 def simplify(expr: Expr) -> Expr:
@@ -32,17 +36,16 @@ def simplify(expr: Expr) -> Expr:
         raise TensorCalcError(f"simplify expects an expression, got {type(expr).__name__}")
     nodes = dag.topo(expr)
     inner_sums, inner_products, single = _inner(nodes, expr)
-    letters = Letters()
     new: dict[Expr, Expr] = {}
     for node in nodes:
         if node in inner_sums or node in inner_products:
             continue
         if isinstance(node, Sum):
-            result = _sum(_addends(node, inner_sums, new), node.axes, letters)
+            result = _sum(_addends(node, inner_sums, new), node.axes)
         elif _opens(node):
-            result = emit(normal_term(node, letters, Context(inner_products, single, new)), node.axes)
+            result = emit(normal_term(node, Context(inner_products, single, new)), node.axes)
         else:
-            result = RULES[type(node)](dag.rebuild(node, tuple(new[c] for c in node.args)), letters)
+            result = RULES[type(node)](dag.rebuild(node, tuple(new[c] for c in node.args)))
         assert result.axes == node.axes, f"simplify changed the axes of {node!r}"
         new[node] = result
     return new[expr]
@@ -98,47 +101,194 @@ def _leaves(total: Sum) -> list[Expr]:
     return out
 
 
+# ----------------------------------------------------------------------------- reading terms
+
+def normal_term(node: Expr, ctx: "Context | None" = None) -> Monomial:
+    """`node` as one term in normal form: deltas become relabelling, ones that carry no
+    needed letter go, factors on the same letters merge; zero kills the term."""
+    coef, factors = term_of(node, ctx or Context())
+    if coef == 0.0 or any(isinstance(f.node, Const) and f.node.value == 0.0 for f in factors):
+        return Monomial(0.0, ())
+    return Monomial(coef, _merge_same_letters(drop_ones(relabel_deltas(factors, node.order))))
+
+
+def term_of(node: Expr, ctx: "Context") -> tuple[float, list[Factor]]:
+    """`node` as coefficient and factors on its output letters 0..k-1 (summed letters counted
+    from k up). Read as factors: the node itself; the original products below it that only
+    it uses (`ctx.inner`), all the way down; and one level of a simplified operand that only
+    it uses or that sums over no index (an element-wise or broadcast product: inlining it
+    never costs more). Anything else is a factor, its constant and sign moved into the
+    coefficient (`algebra.fold`). Iterative, so product chains of any length are fine."""
+    coef, factors, fresh = 1.0, [], itertools.count(node.order)
+    stack = [(node, tuple(range(node.order)), "open")]
+    while stack:
+        n, o, mode = stack.pop()
+        if mode == "operand":
+            n, mode = ctx.resolve(n)
+        while mode != "open" and isinstance(n, Elementwise) and n.fn == "neg":
+            coef, n = -coef, n.args[0]
+        if isinstance(n, Const):
+            c = fold(coef, n.value)
+            if c is None:
+                factors.append(Factor(n, o))
+            elif n.order:
+                factors.append(Factor(ones(n.axes), o))
+            coef = coef if c is None else c
+        elif mode == "open" and isinstance(n, Elementwise) and n.fn == "neg":
+            coef = -coef
+            stack.append((n.args[0], o, ctx.below_neg(n.args[0])))
+        elif mode in ("open", "level") and isinstance(n, Product):
+            stack.extend((x, t, ctx.below(x) if mode == "open" else "factor")
+                         for x, t in reversed(_operands(n, o, fresh)))
+        else:
+            factors.append(Factor(n, o))
+    return coef, factors
+
+
+class Context:
+    """What `term_of` may open: inner originals, and simplified operands (`new`) that
+    have a single parent (`single`) or sum over nothing. Without `new`, the node read
+    is itself simplified (a sum's addend), and a negation's body is its term."""
+
+    def __init__(self, inner=frozenset(), single=frozenset(), new=None):
+        self.inner, self.single, self.new = inner, single, new
+
+    def below(self, operand: Expr) -> str:
+        return "open" if operand in self.inner else "operand"
+
+    def below_neg(self, operand: Expr) -> str:
+        return "open" if operand in self.inner or self.new is None else "operand"
+
+    def resolve(self, operand: Expr) -> tuple[Expr, str]:
+        n = operand if self.new is None else self.new.get(operand, operand)
+        if isinstance(n, Elementwise) and n.fn == "neg":
+            return n, "factor"                      # its sign is taken by the caller's loop
+        if isinstance(n, Product) and (operand in self.single or _sums_nothing(n)):
+            return n, "level"
+        return n, "factor"
+
+
+def _sums_nothing(product: Product) -> bool:
+    return set("".join(product.spec.inputs)) <= set(product.spec.out)
+
+
+def _operands(n: Product, out: tuple[int, ...], fresh) -> list[tuple[Expr, tuple[int, ...]]]:
+    inputs, spec_out = n.spec
+    name = dict(zip(spec_out, out))
+    for c in "".join(inputs):
+        if c not in name:
+            name[c] = next(fresh)
+    return [(operand, tuple(name[c] for c in s)) for operand, s in zip(n.args, inputs)]
+
+
+def _merge_same_letters(factors: list[Factor]) -> list[Factor]:
+    """Factors on the very same letters become one element-wise product (in digest order:
+    it commutes); the ones factors (each on a letter no other factor carries) become one."""
+    groups: dict = {}
+    for f in factors:
+        groups.setdefault(None if is_ones(f.node) else f.letters, []).append(f.node)
+    merged = []
+    for letters, nodes in groups.items():
+        if letters is None:
+            ones_factors = [f for f in factors if is_ones(f.node)]
+            merged.append(Factor(ones(tuple(ax for f in ones_factors for ax in f.node.axes)),
+                                 tuple(c for f in ones_factors for c in f.letters)))
+            continue
+        nodes = sorted(nodes, key=digest)
+        node = nodes[0]
+        for other in nodes[1:]:
+            node = dag.hadamard(node, other)
+        merged.append(Factor(node, letters))
+    return merged
+
+
+# ----------------------------------------------------------------------------- writing terms
+
+def emit(term: Monomial, axes: tuple) -> Expr:
+    """The node for a term on output letters 0..k-1 (axes: theirs)."""
+    return _emit(term.coef, list(term.factors), tuple(range(len(axes))), axes)
+
+
+def _emit(coef: float, factors: list[Factor], out: tuple[int, ...], axes: tuple) -> Expr:
+    """Deltas that remain stay outside the contraction of the other factors, so block
+    structure shows: the Hessian of a row-separable function is delta(1) times a tensor
+    of per-row blocks."""
+    if coef == 0.0 or not factors:
+        return dag.const(coef, axes)
+    deltas = [f for f in factors if isinstance(f.node, Delta)]
+    if deltas and len(deltas) < len(factors):
+        rest = [f for f in factors if not isinstance(f.node, Delta)]
+        needed = set(out) | {c for f in deltas for c in f.letters}
+        carried = {c for f in rest for c in f.letters}
+        linked = {c for f in deltas for c in f.letters}            # block axes: rows first
+        rest_out = tuple(dict.fromkeys([c for c in out if c in carried and c in linked] +
+                                       [c for c in out if c in carried] +
+                                       [c for f in rest for c in f.letters if c in needed]))
+        axis = {c: ax for f in rest for c, ax in zip(f.letters, f.node.axes)}
+        block = _emit(coef, rest, rest_out, tuple(axis[c] for c in rest_out))
+        return _contract(1.0, [Factor(block, rest_out), *deltas], out)
+    return _contract(coef, factors, out)
+
+
+def _contract(coef: float, factors: list[Factor], out: tuple[int, ...]) -> Expr:
+    """The contraction of the factors, the coefficient a scalar operand."""
+    chars = _chars(factors, out)
+    nodes = [f.node for f in factors]
+    inputs = ["".join(chars[c] for c in f.letters) for f in factors]
+    spec_out = "".join(chars[c] for c in out)
+    if coef not in (1.0, -1.0):
+        nodes.insert(0, dag.const(coef))
+        inputs.insert(0, "")
+    if len(nodes) == 1 and inputs[0] == spec_out:
+        body = nodes[0]
+    elif len(nodes) == 1:
+        body = dag.contraction((nodes[0], dag.const(1.0)), (inputs[0], "", spec_out))
+    else:
+        body = dag.contraction(nodes, (*inputs, spec_out))
+    return dag.neg(body) if coef == -1.0 else body
+
+
+def _chars(factors: list[Factor], out: tuple[int, ...]) -> dict[int, str]:
+    chars: dict[int, str] = {}
+    for c in [c for f in factors for c in f.letters] + list(out):
+        if c not in chars:
+            if len(chars) == len(dag.LETTERS):
+                raise TensorCalcError(f"a simplified product needs more than {len(dag.LETTERS)} indices")
+            chars[c] = dag.LETTERS[len(chars)]
+    return chars
+
+
 # ----------------------------------------------------------------------------- sums
 
-def _key(term: Term, skip: int | None) -> tuple:
-    """Term structure with output letters by position and summed letters renamed in a
-    canonical order; factor `skip` replaced by a placeholder with its index pattern and
-    its axes (factors over different axes, u.u and v.v, cannot be added)."""
-    outpos = {c: ("o", k) for k, c in enumerate(term.out)}
-    items = [(b"*" + repr(f.axes).encode() if k == skip else digest(f),
-              tuple(outpos.get(c, ("s",)) for c in s), s)
-             for k, (f, s) in enumerate(term.factors)]
-    items.sort(key=lambda it: (it[0], it[1]))
-    rename: dict[int, tuple] = dict(outpos)
-    for _, _, s in items:
-        for c in s:
-            rename.setdefault(c, ("s", len(rename)))
-    return tuple((ident, tuple(rename[c] for c in s)) for ident, _, s in items)
+def _key(term: Monomial, k: int, skip: int | None) -> tuple:
+    """Term structure in canonical order and lettering (`algebra.canonical_items`); factor
+    `skip` replaced by a placeholder with its axes (factors over different axes, u.u and
+    v.v, cannot be added)."""
+    idents = [b"*" + repr(f.node.axes).encode() if j == skip else digest(f.node) for j, f in enumerate(term.factors)]
+    return tuple((ident, f.letters) for ident, f in canonical_items(list(term.factors), k, idents))
 
 
-def _sum(addends: list[Expr], axes: tuple, letters: Letters) -> Expr:
+def _sum(addends: list[Expr], axes: tuple) -> Expr:
     addends = [leaf for a in addends for leaf in (_leaves(a) if isinstance(a, Sum) else [a])]
-    terms = [normal_term(a, letters) for a in addends]
-    nodes = [emit(t, axes) for t in _collect(terms, letters) if t.coef != 0.0]
+    terms = [normal_term(a) for a in addends]
+    nodes = [emit(t, axes) for t in _collect(terms, len(axes)) if t.coef != 0.0]
     return dag.add_all(nodes) if nodes else dag.const(0.0, axes)
 
 
-def _collect(terms: list[Term], letters: Letters) -> list[Term]:
+def _collect(terms: list[Monomial], k: int) -> list[Monomial]:
     """Add like terms, then terms that differ from a group's first term in one factor,
     the same factor for the whole group."""
-    exact: dict[tuple, Term] = {}
-    for t in terms:
-        key = _key(t, None)
-        if key in exact:
-            exact[key].coef += t.coef
-        elif t.coef != 0.0:
-            exact[key] = Term(t.coef, t.factors, t.out)
+    exact: dict[tuple, Monomial] = {}
+    for t in (t for t in terms if t.coef != 0.0):
+        key = _key(t, k, None)
+        old = exact.get(key)
+        exact[key] = t if old is None else Monomial(old.coef + t.coef, old.factors)
     keys: dict[tuple, tuple[_Group, int]] = {}
     groups: list[_Group] = []
     for t in (t for t in exact.values() if t.coef != 0.0):
         positions = range(len(t.factors)) if len(t.factors) > 1 else ()  # a skeleton, not nothing
         for p in positions:
-            group, q = keys.get(_key(t, p), (None, None))
+            group, q = keys.get(_key(t, k, p), (None, None))
             if group is not None and group.q in (None, q):
                 group.q = q
                 group.members.append((t, p))
@@ -147,24 +297,24 @@ def _collect(terms: list[Term], letters: Letters) -> list[Term]:
             group = _Group(t)
             groups.append(group)
             for q in positions:
-                keys.setdefault(_key(t, q), (group, q))
-    return [g.combined(letters) for g in groups]
+                keys.setdefault(_key(t, k, q), (group, q))
+    return [g.combined() for g in groups]
 
 
 class _Group:
     """Terms equal to `first` except for factor q (the members' factor p)."""
 
-    def __init__(self, first: Term):
+    def __init__(self, first: Monomial):
         self.first, self.q, self.members = first, None, []
 
-    def combined(self, letters: Letters) -> Term:
+    def combined(self) -> Monomial:
         if not self.members:
             return self.first
-        node, s = self.first.factors[self.q]
-        parts = [_scaled(self.first.coef, node)] + [_scaled(t.coef, t.factors[p][0]) for t, p in self.members]
+        node, s, _ = self.first.factors[self.q]
+        parts = [_scaled(self.first.coef, node)] + [_scaled(t.coef, t.factors[p].node) for t, p in self.members]
         factors = list(self.first.factors)
-        factors[self.q] = (_sum(parts, node.axes, letters), s)
-        return Term(1.0, factors, self.first.out)
+        factors[self.q] = Factor(_sum(parts, node.axes), s)
+        return Monomial(1.0, tuple(factors))
 
 
 def _scaled(coef: float, node: Expr) -> Expr:
@@ -177,25 +327,27 @@ def _scaled(coef: float, node: Expr) -> Expr:
 
 # ----------------------------------------------------------------------------- node rules
 
-def _product(node: Product, letters: Letters) -> Expr:
-    return emit(normal_term(node, letters), node.axes)
+def _product(node: Product) -> Expr:
+    return emit(normal_term(node), node.axes)
 
 
-def _elementwise(node: Elementwise, letters: Letters) -> Expr:
+def _elementwise(node: Elementwise) -> Expr:
     (arg,) = node.args
     if isinstance(arg, Const):
         with np.errstate(all="ignore"):
             value = float(ELEMENTWISE_FUNCTIONS[node.fn](np.float64(arg.value)))
-        if np.isfinite(value):
+        zero = arg.value == 0.0 or (node.fn == "relu" and arg.value < 0) or \
+            (node.fn in ("log", "arccos") and arg.value == 1.0)
+        if _foldable(value, zero):
             return dag.const(value, node.axes)
     if node.fn == "neg":
-        return emit(normal_term(node, letters), node.axes)
+        return emit(normal_term(node), node.axes)
     if node.fn == "recip" and isinstance(arg, Elementwise) and arg.fn == "recip":
         return arg.args[0]
     return node
 
 
-def _power(node: Power, letters: Letters) -> Expr:
+def _power(node: Power) -> Expr:
     base, exponent = node.args
     if isinstance(exponent, Const):
         if exponent.value == 1.0:
@@ -205,16 +357,22 @@ def _power(node: Power, letters: Letters) -> Expr:
         if isinstance(base, Const):
             with np.errstate(all="ignore"):
                 value = float(np.power(base.value, exponent.value))
-            if np.isfinite(value):
+            if _foldable(value, base.value == 0.0 and exponent.value > 0):
                 return dag.const(value, node.axes)
     return node
 
 
-def _same(node: Expr, letters: Letters) -> Expr:
+def _foldable(value: float, zero: bool) -> bool:
+    """Whether a constant function value folds: finite, and 0 only where the exact value
+    is (`zero`): a result that underflowed keeps its node, so no sign read later sees 0."""
+    return bool(np.isfinite(value)) and (value != 0.0 or zero)
+
+
+def _same(node: Expr) -> Expr:
     return node
 
 
-def _gather(node: Gather, letters: Letters) -> Expr:
+def _gather(node: Gather) -> Expr:
     """A gather of zeros is zero."""
     x = node.args[0]
     if isinstance(x, Const) and x.value == 0.0:
@@ -227,6 +385,6 @@ def _gather(node: Gather, letters: Letters) -> Expr:
 # sums through `_sum`, so for those types the table entries serve direct calls only.
 RULES = {
     Var: _same, Const: _same, Delta: _same, Special: _same,
-    Sum: lambda node, letters: _sum(list(node.args), node.axes, letters),
+    Sum: lambda node: _sum(list(node.args), node.axes),
     Product: _product, Elementwise: _elementwise, Power: _power, Gather: _gather,
 }

@@ -128,7 +128,7 @@ def test_elementary_functions_round_outward_and_keep_exact_signs():
 def test_polynomial_sign_survives_rounding():
     """1e16 - 1 - 1e16 is 0.0 in floats but -1 exactly: no sign may be claimed; 1 - 0.25 * 4
     (exact) stays >= 0; 0.1 + 0.2 - 0.3 contains its exact value."""
-    from convexcheck.polynomial import Monomial
+    from tensorcalc.algebra import Monomial
     signs = Signs({})
 
     def poly(*coefs):
@@ -140,7 +140,7 @@ def test_polynomial_sign_survives_rounding():
 
 
 def test_collected_coefficients_keep_the_sign_of_the_exact_sum():
-    from convexcheck.polynomial import Monomial, collect
+    from tensorcalc.algebra import Monomial, collect
     assert collect([Monomial(c, ()) for c in (1e16, -1.0, -1e16)]) == [Monomial(-1.0, ())]
     assert collect([Monomial(c, ()) for c in (0.5, -0.25, -0.25)]) == []
 
