@@ -57,7 +57,11 @@ def sample_value(attrs: Attributes, shape: tuple[int, ...], rng: np.random.Gener
                  scale: float = 1.0) -> np.ndarray:
     """A random array of `shape` strictly inside the declared bounds and cones.
 
-    Raises ValueError if the attributes cannot be met (e.g. `psd` with `< 0`)."""
+    Raises ValueError if the attributes cannot be met (e.g. `psd` with `< 0`), SizeError
+    before allocating if `shape` has more than MAX_ENTRIES entries."""
+    if math.prod(shape) > MAX_ENTRIES:
+        raise SizeError(f"a sample of shape {tuple(shape)} would have {math.prod(shape):,} entries "
+                        f"(limit {MAX_ENTRIES:,} per array); choose smaller --dim lengths")
     for _ in range(10):                      # exact rounding onto a bound is possible but rare
         if attrs.definite:
             value = _definite(attrs, shape, rng, scale)

@@ -8,9 +8,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import tempfile
-import zipfile
 
 import numpy as np
 
@@ -18,8 +15,8 @@ from convexcheck import load_problem
 
 from .alternate import alternate
 from .api import METHODS, minimize
-from .data import SolverError
 from .device import DEVICES
+from .files import STATUS, check_out, read_npz, write_npz
 
 EPILOG = ("exit status: 0 converged, 1 stopped without converging, 2 bad input. "
           "example: convexcheck solve examples/logistic_regression.tc --data data.npz --out w.npz")
@@ -43,20 +40,22 @@ def add_parser(sub) -> None:
     run.add_argument("--tol", type=float, default=1e-12,
                      help="and the Newton decrement lambda^2/2 <= TOL (default 1e-12)")
     run.add_argument("--max-iter", type=int, default=None, help="iteration (or sweep) limit")
-    run.add_argument("--out", metavar="SOLUTION.npz", help="write the solution arrays here")
+    run.add_argument("--out", metavar="SOLUTION.npz", help="write the solution arrays here, with "
+                     "solve.status, solve.success, solve.message, solve.iterations and solve.fun; "
+                     "checked before solving (never an input file, a folder or a pipe)")
     run.add_argument("--json", action="store_true", help="print the result as JSON")
     run.add_argument("--no-check", action="store_true", help="skip the convexity check")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.out is not None:
+        check_out(args.out, {"problem file": args.file, "--data file": args.data})   # --x0: resume
     problem = load_problem(args.file)
-    data = load_npz(args.data, "--data") if args.data else {}
-    x0 = load_npz(args.x0, "--x0") if args.x0 else None
-    if args.out:
-        _check_writable(args.out)
+    data = read_npz(args.data, "--data") if args.data is not None else {}
+    x0 = read_npz(args.x0, "--x0") if args.x0 is not None else None
     result = _solve(args, problem, data, x0)
-    if args.out:
-        save_npz(args.out, result.x)
+    if args.out is not None:
+        write_npz(args.out, _solution(result))
     print(json.dumps(_to_json(result, args.out), indent=2) if args.json else _summary(result, args.out))
     return 0 if result.success else 1
 
@@ -75,39 +74,11 @@ def _solve(args, problem, data, x0):
                     check=not args.no_check)
 
 
-def load_npz(path: str, flag: str) -> dict[str, np.ndarray]:
-    """Arrays of an .npz file (never unpickling objects); errors name the flag and file."""
-    try:
-        archive = np.load(path, allow_pickle=False)
-        if not hasattr(archive, "files"):
-            raise SolverError(f"{flag} {path}: a single array, not an .npz archive; save with "
-                              f"np.savez(file, name=array, ...)")
-        with archive:
-            return {name: archive[name] for name in archive.files}
-    except FileNotFoundError:
-        raise SolverError(f"{flag} {path}: no such file") from None
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        raise SolverError(f"{flag} {path}: not a readable .npz archive of numeric arrays ({exc})") from None
-
-
-def _check_writable(path: str) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-        raise SolverError(f"--out {path}: cannot write to the folder {folder}")
-
-
-def save_npz(path: str, arrays: dict) -> None:
-    """Write atomically: a temporary file in the same folder, renamed over `path` once
-    complete, so an interrupted write never leaves a truncated solution behind."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(suffix=".npz", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            np.savez(handle, **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+def _solution(result) -> dict[str, np.ndarray]:
+    """The solution arrays and, beside them, how the solve ended (STATUS entries)."""
+    status = {"status": int(result.status), "success": bool(result.success),
+              "message": str(result.message), "iterations": int(result.nit), "fun": float(result.fun)}
+    return {**result.x, **{STATUS + key: np.array(value) for key, value in status.items()}}
 
 
 def _summary(result, out: str | None) -> str:

@@ -22,6 +22,15 @@ from convexcheck.values import in_bounds
 from tensorcalc import Expr, TensorCalcError, dag
 
 MAX_DATA_ENTRIES = 200_000_000     # entries of one array (1.6 GB of float64)
+REAL_KINDS = "fiub"                # dtype kinds accepted: floating, signed, unsigned, boolean
+_NOT_REAL = {                      # dtype kind -> (what it holds, how to make numbers of it)
+    "c": ("complex", "pass the real and imaginary parts (np.real, np.imag) as two arrays"),
+    "U": ("text", "convert to numbers first, e.g. array.astype(float)"),
+    "S": ("bytes", "convert to numbers first, e.g. array.astype(float)"),
+    "M": ("dates", "convert to numbers, e.g. (t - t0) / np.timedelta64(1, 'D')"),
+    "m": ("time spans", "convert to numbers, e.g. dt / np.timedelta64(1, 's')"),
+    "O": ("Python objects", "convert to a numeric array, e.g. array.astype(float)"),
+}
 
 
 class SolverError(TensorCalcError):
@@ -153,17 +162,30 @@ def _array(value, where: str) -> np.ndarray:
     if type(value).__module__.split(".")[0] == "cupy":
         value = value.get()
     try:
-        array = np.asarray(value, dtype=np.float64)
+        array = np.asarray(value)
     except (TypeError, ValueError) as exc:
         raise SolverError(f"{where} is not an array of numbers ({exc})") from None
+    check_real(array.dtype, where)
     if array.size > MAX_DATA_ENTRIES:
         raise SolverError(f"{where} has {array.size:,} entries, over {MAX_DATA_ENTRIES:,}")
+    array = array.astype(np.float64, copy=False)
     if not np.isfinite(array).all():
         bad = np.argwhere(~np.isfinite(array))
         place = tuple(int(i) for i in bad[0])
         raise SolverError(f"{where} has {len(bad)} entries that are NaN or infinite, the first at "
                           f"index {place}: clean or impute the data first")
     return array
+
+
+def check_real(dtype: np.dtype, where: str) -> None:
+    """SolverError unless `dtype` holds real numbers: floating, integer or boolean (read
+    as 0 and 1). Complex values would lose their imaginary part; text, bytes, dates and
+    Python objects are not numbers."""
+    if dtype.kind in REAL_KINDS:
+        return
+    what, fix = _NOT_REAL.get(dtype.kind, ("records", "save each field as its own array"))
+    raise SolverError(f"{where} is not an array of numbers: it has dtype {dtype} ({what}), and only "
+                      f"real numbers (floating, integer or boolean arrays) are accepted; {fix}")
 
 
 def _start_values(x0, free_decls: list[Declaration]) -> dict[str, np.ndarray]:
@@ -196,6 +218,9 @@ def _sizes(problem: Problem, arrays: dict[str, np.ndarray]) -> dict[str, int]:
             here = f"axis {k} of {name!r}"
             if isinstance(dim, int) and dim != length:
                 raise SolverError(f"{here} has length {length}, but the declaration says {dim}")
+            if length == 0:
+                raise SolverError(f"dimension {dim!r} has length 0 ({here}): there is nothing to "
+                                  f"solve over empty data; give at least one entry")
             if isinstance(dim, str) and sizes.setdefault(dim, length) != length:
                 raise SolverError(f"{here} has length {length}, but dimension {dim!r} has length "
                                   f"{sizes[dim]} from {where[dim]}")
