@@ -70,18 +70,33 @@ class Signs:
         self.expander = Expander()
 
     def node(self, node: Expr) -> Interval:
-        if node not in self.memo:
-            self.memo[node] = ANY                      # a guard against cycles; replaced below
-            iv = self._node(node)
-            if node in self.facts:
-                iv = meet(iv, self.facts[node])
-            elif isinstance(node, (Sum, Product)) and self.facts:
-                iv = meet(iv, self._fact_of_value(node))
-            for other in self.partners.get(node, ()):
-                if self.node(other).nonneg and _nz(self.node(other)):   # a * other > 0, other > 0
-                    iv = meet(iv, POSITIVE)
-            self.memo[node] = iv
+        """The node's interval. The nodes below it are done first, in dependency order on an
+        explicit stack, so a rule's reads of its operands are cache hits at any depth."""
+        stack = [node]
+        while stack:
+            n = stack[-1]
+            if n in self.memo:
+                stack.pop()
+                continue
+            todo = [c for c in n.args if c not in self.memo]
+            if todo:
+                stack.extend(todo)
+                continue
+            stack.pop()
+            self.memo[n] = ANY                      # a guard against cycles through partners
+            self.memo[n] = self._with_facts(n)
         return self.memo[node]
+
+    def _with_facts(self, node: Expr) -> Interval:
+        iv = self._node(node)
+        if node in self.facts:
+            iv = meet(iv, self.facts[node])
+        elif isinstance(node, (Sum, Product)) and self.facts:
+            iv = meet(iv, self._fact_of_value(node))
+        for other in self.partners.get(node, ()):
+            if self.node(other).nonneg and _nz(self.node(other)):   # a * other > 0, other > 0
+                iv = meet(iv, POSITIVE)
+        return iv
 
     def _fact_of_value(self, node: Expr) -> Interval:
         """A domain fact about a different node with the same expansion (the Hessian writes
