@@ -21,7 +21,7 @@ from .model import Attributes, Part, Problem
 from .problem import load_problem
 from .report import PartReport, Report, Side
 from .sampling import GUARD_FLOOR, GUARD_TOLERANCE, KINDS, search
-from .values import satisfies
+from .values import not_real, satisfies
 
 MAX_ASSUMPTIONS = 8
 GUARD_SAMPLES = 5        # points sampled for a part whose both sides are proven (the guard's check)
@@ -71,9 +71,13 @@ def check_data(problem: Problem, data) -> dict[str, np.ndarray]:
             raise tc.TensorCalcError(f"data[{name!r}]: the problem has no parameter {name!r} "
                                      f"(parameters: {', '.join(problem.parameters) or 'none'})")
         try:
-            array = np.asarray(value, dtype=float)
+            array = np.asarray(value)
         except (TypeError, ValueError):
             raise tc.TensorCalcError(f"data[{name!r}] is not an array of numbers") from None
+        problem_text = not_real(array.dtype, f"data[{name!r}]")
+        if problem_text:
+            raise tc.TensorCalcError(problem_text)
+        array = array.astype(float)
         if array.ndim != len(decl.dims) or any(isinstance(d, int) and d != n for d, n in zip(decl.dims, array.shape)):
             raise tc.TensorCalcError(f"data[{name!r}] has shape {array.shape}; {name!r} is declared "
                                      f"with dimensions [{', '.join(map(str, decl.dims))}]")

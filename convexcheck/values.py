@@ -23,6 +23,28 @@ class SizeError(TensorCalcError):
     """The sizes make one array of the analysis too large to allocate."""
 
 
+REAL_KINDS = "fiub"                # dtype kinds accepted: floating, signed, unsigned, boolean
+_NOT_REAL = {                      # dtype kind -> (what it holds, how to make numbers of it)
+    "c": ("complex", "pass the real and imaginary parts (np.real, np.imag) as two arrays"),
+    "U": ("text", "convert to numbers first, e.g. array.astype(float)"),
+    "S": ("bytes", "convert to numbers first, e.g. array.astype(float)"),
+    "M": ("dates", "convert to numbers, e.g. (t - t0) / np.timedelta64(1, 'D')"),
+    "m": ("time spans", "convert to numbers, e.g. dt / np.timedelta64(1, 's')"),
+    "O": ("Python objects", "convert to a numeric array, e.g. array.astype(float)"),
+}
+
+
+def not_real(dtype: np.dtype, where: str) -> str | None:
+    """Why `dtype` is refused as data, or None for real numbers: floating, integer or
+    boolean (read as 0 and 1). Complex values would lose their imaginary part; text,
+    bytes, dates and Python objects are not numbers."""
+    if dtype.kind in REAL_KINDS:
+        return None
+    what, fix = _NOT_REAL.get(dtype.kind, ("records", "save each field as its own array"))
+    return (f"{where} is not an array of numbers: it has dtype {dtype} ({what}), and only "
+            f"real numbers (floating, integer or boolean arrays) are accepted; {fix}")
+
+
 def check_sizes(problem: Problem, sizes: dict[str, int] | None,
                 fixed: dict[str, np.ndarray] | None = None) -> None:
     """SizeError naming the first declaration (not given in `fixed`) whose array at `sizes`

@@ -18,20 +18,10 @@ import numpy as np
 import tensorcalc as tc
 from convexcheck import load_problem
 from convexcheck.model import Attributes, Declaration, Part, Problem
-from convexcheck.values import in_bounds
+from convexcheck.values import in_bounds, not_real
 from tensorcalc import Expr, TensorCalcError, dag
 
 MAX_DATA_ENTRIES = 200_000_000     # entries of one array (1.6 GB of float64)
-REAL_KINDS = "fiub"                # dtype kinds accepted: floating, signed, unsigned, boolean
-_NOT_REAL = {                      # dtype kind -> (what it holds, how to make numbers of it)
-    "c": ("complex", "pass the real and imaginary parts (np.real, np.imag) as two arrays"),
-    "U": ("text", "convert to numbers first, e.g. array.astype(float)"),
-    "S": ("bytes", "convert to numbers first, e.g. array.astype(float)"),
-    "M": ("dates", "convert to numbers, e.g. (t - t0) / np.timedelta64(1, 'D')"),
-    "m": ("time spans", "convert to numbers, e.g. dt / np.timedelta64(1, 's')"),
-    "O": ("Python objects", "convert to a numeric array, e.g. array.astype(float)"),
-}
-
 
 class SolverError(TensorCalcError):
     """Bad input to a solver: names the problem part, array or option, and the fix."""
@@ -178,14 +168,10 @@ def _array(value, where: str) -> np.ndarray:
 
 
 def check_real(dtype: np.dtype, where: str) -> None:
-    """SolverError unless `dtype` holds real numbers: floating, integer or boolean (read
-    as 0 and 1). Complex values would lose their imaginary part; text, bytes, dates and
-    Python objects are not numbers."""
-    if dtype.kind in REAL_KINDS:
-        return
-    what, fix = _NOT_REAL.get(dtype.kind, ("records", "save each field as its own array"))
-    raise SolverError(f"{where} is not an array of numbers: it has dtype {dtype} ({what}), and only "
-                      f"real numbers (floating, integer or boolean arrays) are accepted; {fix}")
+    """SolverError unless `dtype` holds real numbers (`convexcheck.values.not_real`)."""
+    problem = not_real(dtype, where)
+    if problem:
+        raise SolverError(problem)
 
 
 def _start_values(x0, free_decls: list[Declaration]) -> dict[str, np.ndarray]:

@@ -18,6 +18,7 @@ from convexcheck.cli import main
 from convexcheck.model import Attributes
 from convexcheck.values import MAX_ENTRIES, SizeError, sample_value
 from solvers.data import MAX_DATA_ENTRIES
+from tensorcalc import TensorCalcError
 
 LOGISTIC = "examples/logistic_regression.tc"
 LOGISTIC_PATH = os.path.abspath(LOGISTIC)       # for tests that change the working folder
@@ -300,3 +301,12 @@ def test_empty_dimension_is_refused(tmp_path, capsys, X, y, dim):
     np.savez(path, X=X, y=y)
     code, _, err = _solve(capsys, LOGISTIC, "--data", path)
     assert code == 2 and "length 0" in err
+
+
+@pytest.mark.parametrize("value", [np.ones(3) + 1j, np.array(["1", "2", "3"]), np.zeros(3, dtype="datetime64[s]")])
+def test_analyze_data_refuses_what_is_not_real(value):
+    """analyze(data=...) applies the same dtype rule as the solvers (it read complex data
+    as its real part with a warning, and text as numbers)."""
+    text = "parameter a[3]\nvariable x[3]\nminimize sum((x - a)^2)"
+    with pytest.raises(TensorCalcError, match=r"data\['a'\] is not an array of numbers: it has dtype"):
+        analyze(text, samples=2, data={"a": value})
