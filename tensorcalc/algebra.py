@@ -2,22 +2,21 @@
 
 A `Monomial` of an order-k value is coef * (sum over its summed letters of the product of
 its factors node[letters]^power): letters 0..k-1 are the value's axes, larger letters are
-summed. `normal` puts one in normal form (deltas become relabelling, equal atoms add
-powers, needless ones go, summed letters are renamed canonically); `collect` adds like
-monomials; `multiply` multiplies two; `close_sums` takes lone sums inside atoms.
-`Expander` reads a node as a sum of monomials over atoms (products distribute over sums),
-the form the convexity certificate signs; `simplification` reads each product as one
-monomial and writes it back. Every step is an identity on the expression's domain (where
-recip, log, fractional powers and inv are defined), so a sign read from the polynomial is
-a sign of the expression there. A constant whose product with a coefficient would leave
-the float range (overflow, or underflow of nonzero numbers) stays a factor of its own,
-so a coefficient never loses its sign or size.
+summed. `normal` relabels deltas, merges equal atoms by adding powers, drops needless ones
+and renames summed letters canonically; `collect` adds like monomials, `multiply`
+multiplies two. `Expander` reads a node as a sum of monomials over atoms (products
+distribute over sums), the form the convexity certificate signs; `simplification` reads
+each product as one monomial and writes it back. Every step is an identity on the
+expression's domain (where recip, log, fractional powers and inv are defined), so a sign
+read from the polynomial is a sign of the expression there. A constant whose product with
+a coefficient would leave the float range stays a factor of its own (`fold`).
 """
 from __future__ import annotations
 
 import itertools
 import math
 import sys
+from collections import Counter
 from typing import Callable, NamedTuple
 
 from . import affine, dag
@@ -53,8 +52,8 @@ def is_ones(node: Expr) -> bool:
 def fold(a: float, b: float, p: float = 1.0) -> float | None:
     """a * b^p as one float, or None where it leaves the normal float range (overflows, or
     underflows although a and b are nonzero): then b stays a factor of its own."""
-    if a == 0.0 or b == 0.0:
-        return 0.0 if p > 0 else None
+    if a == 0.0 or (b == 0.0 and p > 0):
+        return 0.0
     try:
         c = a * b ** p
     except (OverflowError, ZeroDivisionError):
@@ -84,11 +83,7 @@ def _cancel_inverses(factors: list[Factor], k: int) -> list[Factor]:
     """M[a,b] inv(M)[b,c] = delta[a,c] = inv(M)[a,b] M[b,c], where the summed letter b is read
     by these two factors alone."""
     while True:
-        count: dict = {}
-        for f in factors:
-            for c in f.letters:
-                count[c] = count.get(c, 0) + 1
-        found = _inverse_pair(factors, count, k)
+        found = _inverse_pair(factors, Counter(c for f in factors for c in f.letters), k)
         if found is None:
             return factors
         i, j, a, c = found
@@ -97,7 +92,7 @@ def _cancel_inverses(factors: list[Factor], k: int) -> list[Factor]:
             [Factor(dag.delta(1, (m.axes[0], m.axes[0])), (a, c))]
 
 
-def _inverse_pair(factors: list[Factor], count: dict, k: int):
+def _inverse_pair(factors: list[Factor], count: Counter, k: int):
     for i, f in enumerate(factors):
         if f.power != 1.0 or not (isinstance(f.node, Special) and f.node.fn == "inv"):
             continue
@@ -149,14 +144,10 @@ def relabel_deltas(factors: list[Factor], k: int) -> list[Factor]:
 
 def _merge_powers(factors: list[Factor], separate: frozenset) -> list[Factor]:
     merged: dict[tuple, float] = {}
-    rest = []
     for f in factors:
-        if f.node in separate:
-            rest.append(f)
-            continue
-        key = (f.node, f.letters)
-        merged[key] = merged.get(key, 0.0) + f.power
-    return rest + [Factor(node, letters, p) for (node, letters), p in merged.items()]
+        if f.node not in separate:
+            merged[f.node, f.letters] = merged.get((f.node, f.letters), 0.0) + f.power
+    return [f for f in factors if f.node in separate] + [Factor(n, s, p) for (n, s), p in merged.items()]
 
 
 def drop_ones(factors: list[Factor]) -> list[Factor]:
@@ -218,10 +209,7 @@ def close_sums(m: Monomial, k: int) -> Monomial:
     """The same value with sums taken inside atoms: a summed letter that one factor alone
     carries, once and at power 1 (or -1, summing 1 / atom), is summed in that factor's atom (sum_a c w[a] y =
     c (w *(a,a->) 1) y); equal atoms then merge, so S S S^2 = S^4 reads as an even power."""
-    count: dict = {}
-    for f in m.factors:
-        for c in f.letters:
-            count[c] = count.get(c, 0) + 1
+    count = Counter(c for f in m.factors for c in f.letters)
     factors, changed = [], False
     for f in m.factors:
         lone = [j for j, c in enumerate(f.letters) if c >= k and count[c] == 1]
@@ -287,9 +275,7 @@ class Expander:
     def _lower(self, node: Expr) -> Expr:
         """An equal node whose expansion is this node's (an identity), or the node itself."""
         if node not in self.lowered:
-            rule = LOWER.get(type(node))
-            low = rule(self, node) if rule else None
-            self.lowered[node] = node if low is None else low
+            self.lowered[node] = (LOWER[type(node)](self, node) if type(node) in LOWER else None) or node
         return self.lowered[node]
 
     def _reads(self, node: Expr) -> tuple[Expr, ...]:
