@@ -7,7 +7,9 @@ flattened axis groups). q is expanded into monomials over atoms (`tensorcalc.alg
 read as w(F) <u, K u> (`pairing`). Monomials with the same half u add their weights; a
 group is PSD when its weight is >= 0 (`signs`) and its kernel PSD. Scalar halves d_a(F),
 d_b(F) form a Gram matrix per F, PSD by its principal minors (the joint Hessians of x^2/y,
-x log(x/y), y exp(x/y) are rank one). A negative group c |sum_K p_K u_K|^2 is absorbed by a
+x log(x/y), y exp(x/y) are rank one). Cross terms between different halves through one
+kernel (x' inv(Y) x: dx and dY inv(Y) x) are read by `kernels` into Gram blocks of the
+same kind. A negative group c |sum_K p_K u_K|^2 is absorbed by a
 positive group sum_K w_K |u_K|^2 when c sum_K p_K^2 / w_K <= 1 (the variance template
 diag(z) - z z^T / sum z, by Cauchy-Schwarz; `variance`, which also reads a positive group
 with a Kronecker kernel: det(X)^(1/n)). A sum of PSD groups is PSD.
@@ -25,6 +27,7 @@ from tensorcalc.dag import Product, LETTERS, Axis, Const, Expr, Gather, Power, V
 from tensorcalc.forward import pushforward
 
 from .gram import rational_semidefinite, symbolic_semidefinite
+from .kernels import KernelKey, reread
 from .model import Attributes
 from .pairing import split
 from .signs import Interval, Signs, domain_facts
@@ -197,6 +200,8 @@ def _entries(monomials, directions, attributes):
                       if k[0] == "scalar" and k[1][2])
     if lifts:                        # squares read on the lifted halves the cross terms use
         halves = [split(m, directions, attributes, lifts) for m in monomials]
+    if any(h is None for h in halves):   # cross terms of different halves through one kernel
+        halves = reread(monomials, halves, directions, attributes)
     entries: dict[tuple, dict] = {}
     failed = []
     for m, half in zip(monomials, halves):
@@ -289,7 +294,9 @@ class _Decider:
         psd, nsd = rational_semidefinite(rows), rational_semidefinite([[-v for v in r] for r in rows])
         self.psd &= (psd and iw.nonneg) or (nsd and iw.nonpos)
         self.nsd &= (nsd and iw.nonneg) or (psd and iw.nonpos)
-        text = f"{len(comp)}x{len(comp)} Gram block (common weight {iw}, constant matrix {'PSD' if psd else 'NSD' if nsd else 'indefinite'})"
+        names = ", ".join(_text_key(k) for k in comp)
+        text = (f"{len(comp)}x{len(comp)} Gram block of {names} (common weight {iw}, "
+                f"constant matrix {'PSD' if psd else 'NSD' if nsd else 'indefinite'})")
         (self.cert.rules if self.psd or self.nsd else self.cert.failures).append(text)
         return True
 
@@ -356,5 +363,7 @@ def describe(m: Monomial, limit: int = 160) -> str:
 
 
 def _text_key(key) -> str:
+    if isinstance(key, KernelKey):
+        return key.text()
     factors = list(key[1]) if key[0] == "pair" else half_factors(key)
     return " ".join(f"{to_text(n, limit=40)}" for n, _, _ in factors).replace(DIRECTION_PREFIX, "d")

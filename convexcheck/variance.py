@@ -25,6 +25,7 @@ from tensorcalc.algebra import Factor, Monomial, collect, multiply, normal, ones
 from tensorcalc.dag import Delta, Special, Var, special
 
 from .intervals import Interval
+from .kernels import KernelKey
 from .model import Attributes
 from .pairing import symmetric_node
 
@@ -48,12 +49,14 @@ def absorbs(pos: Group, neg: Group, sign_of: Sign, attributes: dict[str, Attribu
     """The bound (in words) under which the square `pos` (weight > 0 once multiplied by
     `sign`) absorbs the square of a combination `neg` (weight < 0 once multiplied by `sign`),
     their sum being PSD (sign +1) or NSD (sign -1); None when no reading shows it."""
+    if isinstance(pos.key, KernelKey) or isinstance(neg.key, KernelKey):
+        return None                    # halves of cross terms (`kernels`): not read here
     kernel = kernel_factors(pos.key)
     if kernel_factors(neg.key):
         return None                    # the combination's half must be kernel-free
     if kernel:
         found = _absorbs_kernel(pos, neg, kernel, sign_of, attributes, sign)
-        return "c <p, M^-1 p> <= w, M the Kronecker product of the kernels" if found else None
+        return "c p' M^-1 p <= w (M: the kernels' Kronecker product)" if found else None
     return "sum_k p_k^2 / w_k <= 1" if _absorbs_diagonal(pos, neg, sign_of, sign) else None
 
 

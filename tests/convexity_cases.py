@@ -46,6 +46,12 @@ CASES = [
     ("sum_sq_over_t", "variable x[n]\nvariable t pos\nminimize sum(x^2) / t", True, False),
     # --- more atoms
     ("matrix_fraction", "variable x[n]\nvariable Y[n, n] pd\nminimize x *(i,ij->j) inv(Y) *(j,j->) x", True, False),
+    # Y only symmetric: inv(Y) may be indefinite (x = e1, Y = diag(-1, 1): -x1^2)
+    ("matrix_fraction_symmetric", "variable x[n]\nvariable Y[n, n] symmetric\n"
+     "minimize x *(i,ij->j) inv(Y) *(j,j->) x", False, False),
+    # det(X)^p on pd n x n X is concave iff p <= 1/n (along X itself it is t^(n p))
+    ("det_cube_root", "variable X[3, 3] pd\nmaximize det(X)^(1/3)", False, True),
+    ("det_sqrt_3x3", "variable X[3, 3] pd\nmaximize det(X)^(1/2)", False, False),
     ("trace_inv", "variable X[n, n] pd\nminimize inv(X) *(ij,ij->) delta(1)", True, False),
     ("neg_log_det_inv", "variable X[n, n] pd\nminimize log(det(inv(X)))", True, False),
     ("neg_log_det", "variable X[n, n] pd\nminimize -log(det(X))", True, False),

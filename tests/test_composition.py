@@ -20,9 +20,7 @@ from convexcheck.values import sample_point, satisfies
 sys.path.insert(0, str(Path(__file__).parent))
 from convexity_cases import CASES  # noqa: E402
 
-NOT_YET = {  # true, but no rule proves them yet: xfail (not strict) until one does
-    "matrix_fraction": "x' inv(Y) x jointly in (x, Y): the Hessian's cross terms need a Schur-complement rule",
-}
+NOT_YET: dict[str, str] = {}  # name -> why: true, but no rule proves it yet (xfail, not strict)
 
 
 def _verdict(text):

@@ -366,3 +366,46 @@ def test_det_power_concave_exactly_when_p_is_at_most_one_over_n(n, p, concave):
 def test_det_root_of_unknown_size_is_not_proven():
     cert = certificate("variable X[n, n] pd\nmaximize det(X)^(1/3)")         # n = 4: not concave
     assert not cert.concave and not cert.convex
+
+
+MF = "x *(i,ij->j) inv(Y) *(j,j->) x"
+XY = "variable x[3]\nvariable Y[3, 3] {}\n"
+
+
+@pytest.mark.parametrize("text, convex, concave", [
+    (XY.format("pd") + f"minimize {MF}", True, False),
+    ("variable x[n]\nvariable Y[n, n] pd\nminimize " + MF, True, False),
+    (XY.format("pd") + f"maximize -({MF})", False, True),
+    (XY.format("nd") + f"maximize {MF}", False, True),                  # -x' inv(-Y) x
+    (XY.format("pd") + "parameter b[3]\nminimize (x - b) *(i,ij->j) inv(Y) *(j,j->) (x - b)", True, False),
+    (XY.format("pd") + "parameter A[3, 3]\n"
+     "minimize (A *(ij,j->i) x) *(i,ij->j) inv(Y) *(j,j->) (A *(ij,j->i) x)", True, False),
+    (XY.format("pd") + f"minimize exp({MF}) - log(det(Y))", True, False),
+    (XY.format("pd") + f"minimize {MF} + (x *(i,i->) x) / t\nvariable t pos", True, False),
+    ("variable W[3, 2]\nvariable Y[3, 3] pd\nminimize (inv(Y) *(ij,jk->ik) W) *(ik,ik->) W", True, False),
+    ("variable W[3, 2]\nvariable Y[3, 3] pd\nparameter c[2] nonneg\n"
+     "minimize ((inv(Y) *(ij,jk->ik) W) *(ik,ik->k) W) *(k,k->) c", True, False),
+    # not convex: indefinite inv(Y), a negative weight, the wrong power or pairing of halves
+    (XY.format("symmetric") + f"minimize {MF}", False, False),
+    (XY.format("pd") + f"minimize {MF} - 0.5 * (x *(i,i->) x)", False, False),
+    (XY.format("pd") + f"minimize {MF} + log(det(Y))", False, False),
+    (XY.format("pd") + "minimize x *(i,ij->j) inv(Y) *(j,jk->k) inv(Y) *(k,k->) x", False, False),   # x^2 / y^2
+    (XY.format("pd") + "minimize x *(i,ij->j) Y *(j,j->) x", False, False),
+    (XY.format("pd") + "variable z[3]\nminimize x *(i,ij->j) inv(Y) *(j,j->) z", False, False),
+    (XY.format("pd") + f"minimize sqrt({MF})", False, False),
+    ("variable W[3, 2]\nvariable Y[3, 3] pd\nparameter c[2]\n"
+     "minimize ((inv(Y) *(ij,jk->ik) W) *(ik,ik->k) W) *(k,k->) c", False, False),
+])
+def test_matrix_fraction_through_a_common_kernel(text, convex, concave):
+    """x' inv(Y) x: 2 (dx - dY inv(Y) x)' inv(Y) (dx - dY inv(Y) x), a 2x2 Gram block of two
+    different halves through the kernel inv(Y); the same block for affine x, matrix W,
+    nonneg column weights, and inside compositions."""
+    text = "\n".join(sorted(text.splitlines(), key=lambda line: not line.startswith(("variable", "parameter"))))
+    cert = certificate(text)
+    assert (cert.convex, cert.concave) == (convex, concave), (text, cert)
+    check_against_samples(text, cert)
+    low, high = curvature_range(text)
+    if not convex:
+        assert low < 0, text                   # the samples see it is not convex
+    if convex:
+        assert any("through inv(Y)" in r for r in cert.rules), cert.rules
