@@ -29,7 +29,7 @@ from tensorcalc.forward import pushforward
 from .gram import rational_semidefinite, symbolic_semidefinite
 from .kernels import KernelKey, reread
 from .model import Attributes
-from .pairing import split
+from .pairing import PairKey, ScalarKey, split
 from .signs import Interval, Signs, domain_facts
 from .variance import Group, absorbs, half_factors
 
@@ -197,22 +197,30 @@ def _entries(monomials, directions, attributes):
     every monomial with that half, so their weights add."""
     halves = [split(m, directions, attributes) for m in monomials]
     lifts = frozenset(k for h in halves if h is not None for k in (h.key, h.other)
-                      if k[0] == "scalar" and k[1][2])
+                      if isinstance(k, ScalarKey) and k.lifted)
     if lifts:                        # squares read on the lifted halves the cross terms use
         halves = [split(m, directions, attributes, lifts) for m in monomials]
     if any(h is None for h in halves):   # cross terms of different halves through one kernel
         halves = reread(monomials, halves, directions, attributes)
-    entries: dict[tuple, dict] = {}
+    entries: dict[tuple, _Entry] = {}
     failed = []
     for m, half in zip(monomials, halves):
         if half is None:
             failed.append(m)
             continue
         a, b = sorted((half.key, half.other), key=repr)
-        slot = entries.setdefault((a, b), {"weights": [], "f": half.f, "scalar": half.scalar})
+        slot = entries.setdefault((a, b), _Entry(half.f))
         coef = half.weight.coef * half.sign * (0.5 if a != b else 1.0)
-        slot["weights"].append(Monomial(coef, half.weight.factors))
+        slot.weights.append(Monomial(coef, half.weight.factors))
     return entries, failed
+
+
+@dataclass
+class _Entry:
+    """The weights of one pair of halves, polynomials on their F letters 0..f-1."""
+
+    f: int
+    weights: list[Monomial] = field(default_factory=list)
 
 
 class _Decider:
@@ -224,7 +232,7 @@ class _Decider:
 
     def weight(self, a, b) -> list[Monomial]:
         slot = self.entries.get((a, b)) or self.entries.get((b, a))
-        return collect(slot["weights"]) if slot else []
+        return collect(slot.weights) if slot else []
 
     def sign(self, monomials, f) -> Interval:
         return self.signs.polynomial(monomials, f)
@@ -246,7 +254,7 @@ class _Decider:
             self.cert.failures.clear()
 
     def _f(self, key) -> int:
-        return next(s["f"] for p, s in self.entries.items() if key in p)
+        return next(s.f for p, s in self.entries.items() if key in p)
 
     def _note(self, iv: Interval, text: str) -> None:
         self.psd &= iv.nonneg
@@ -365,5 +373,5 @@ def describe(m: Monomial, limit: int = 160) -> str:
 def _text_key(key) -> str:
     if isinstance(key, KernelKey):
         return key.text()
-    factors = list(key[1]) if key[0] == "pair" else half_factors(key)
+    factors = list(key.factors) if isinstance(key, PairKey) else half_factors(key)
     return " ".join(f"{to_text(n, limit=40)}" for n, _, _ in factors).replace(DIRECTION_PREFIX, "d")

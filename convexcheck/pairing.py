@@ -13,6 +13,7 @@ entry of a small Gram matrix (`certificate` collects those).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from tensorcalc.algebra import Factor, Monomial, canonical, is_ones
@@ -22,12 +23,42 @@ from tensorcalc.graph import digest
 from .model import Attributes
 
 
+@dataclass(frozen=True)
+class ScalarKey:
+    """A scalar half: the direction on letters of F (numbered 0..f-1), times the `lifted`
+    factors (`_lifted`); one number per F."""
+
+    direction: Expr
+    letters: tuple[int, ...]
+    lifted: tuple[Factor, ...] = ()
+
+
+@dataclass(frozen=True)
+class PairKey:
+    """A half u with its kernel K, up to renaming: F letters are 0..f-1, the half's own
+    letters f, f+1, ...; a kernel factor reads the right copy of letter a as Right(a)."""
+
+    factors: tuple[Factor, ...]
+
+
+@dataclass(frozen=True)
+class Right:
+    """Letter `letter` of the right copy of a half (left copies' letters are plain)."""
+
+    letter: int
+
+
+@dataclass(frozen=True)
+class _Left:
+    letter: int                # a swapped letter on the left, before `_key` numbers it
+
+
 class Half(NamedTuple):
     """The monomial as w(F) * <u, K u>: `key` names (u, K) up to renaming; `weight` is w on
     letters 0..f-1; `sign` is +1/-1 for a PSD/NSD kernel; `scalar` when u is one number per F."""
 
-    key: tuple
-    other: tuple               # the other half's key (== key when the monomial is a square)
+    key: ScalarKey | PairKey
+    other: ScalarKey | PairKey   # the other half's key (== key when the monomial is a square)
     weight: Monomial
     f: int
     sign: int
@@ -82,15 +113,15 @@ def _scalar_half(a, b, weight: list[Factor], coef: float, order: dict) -> Half:
     return Half(ka, kb, _renamed(coef, weight, order), len(order), 1, True)
 
 
-def _scalar_key(d: Factor, extra, order: dict) -> tuple:
-    lifted = tuple(sorted(((g.node, tuple(order[c] for c in g.letters), g.power) for g in extra),
-                          key=lambda x: (digest(x[0]), x[1], x[2])))
-    return ("scalar", (d.node, tuple(order[c] for c in d.letters), lifted))
+def _scalar_key(d: Factor, extra, order: dict) -> ScalarKey:
+    lifted = tuple(sorted((Factor(g.node, tuple(order[c] for c in g.letters), g.power) for g in extra),
+                          key=lambda g: (digest(g.node), g.letters, g.power)))
+    return ScalarKey(d.node, tuple(order[c] for c in d.letters), lifted)
 
 
-def _scalar_order(key):
-    node, letters, lifted = key[1]
-    return (getattr(node, "name", "~"), digest(node), letters, tuple((digest(n), l, p) for n, l, p in lifted))
+def _scalar_order(key: ScalarKey):
+    return (getattr(key.direction, "name", "~"), digest(key.direction), key.letters,
+            tuple((digest(g.node), g.letters, g.power) for g in key.lifted))
 
 
 def _lifted(big: Factor, small: Factor, rest: list[Factor], coef: float) -> Half | None:
@@ -137,9 +168,17 @@ def _renamed(coef: float, factors: list[Factor], order: dict) -> Monomial:
 MAX_PAIRINGS = 64
 
 
+class Pairing(NamedTuple):
+    """An involution `sigma` of letters and a matching of the factors `rest` (`partner`: the
+    index of each factor's partner)."""
+
+    sigma: dict
+    partner: dict
+    rest: list
+
+
 def _pairings(d1, d2, rest, flip, attributes):
-    """Candidate (sigma, partner, rest): an involution of letters and a matching of factors
-    (partner index per factor), by backtracking; at most MAX_PAIRINGS of them."""
+    """Candidate pairings, by backtracking; at most MAX_PAIRINGS of them."""
     sigma: dict = {}
     targets = d2.letters[::-1] if flip else d2.letters
     if not _bind_all(sigma, d1.letters, targets):
@@ -147,7 +186,7 @@ def _pairings(d1, d2, rest, flip, attributes):
     for count, (sig, partner) in enumerate(_match(rest, 0, sigma, {}, attributes)):
         if count == MAX_PAIRINGS:
             return
-        yield sig, partner, rest
+        yield Pairing(sig, partner, rest)
 
 
 def _bind_all(sigma: dict, a: tuple, b: tuple) -> bool:
@@ -179,8 +218,8 @@ def _match(rest, i, sigma, partner, attributes):
                 yield from _match(rest, i + 1, trial, {**partner, i: j, j: i}, attributes)
 
 
-def _half(coef, d1, found, attributes) -> Half | None:
-    sigma, partner, rest = found
+def _half(coef, d1, found: Pairing, attributes) -> Half | None:
+    sigma, partner, rest = found.sigma, found.partner, found.rest
     side = _sides(d1, sigma, partner, rest)
     if side is None:
         return None
@@ -201,20 +240,20 @@ def _half(coef, d1, found, attributes) -> Half | None:
     fixed = [c for c in dict.fromkeys(c for f in [*half, *kernel, *rest] for c in f.letters)
              if sigma.get(c, c) == c and any(c in f.letters for f in [*half, *kernel])]
     order = {c: k for k, c in enumerate(fixed)}
-    key_factors = [Factor(f.node, tuple(order[c] if c in order else ("L", c) for c in f.letters), f.power)
+    key_factors = [Factor(f.node, tuple(order[c] if c in order else _Left(c) for c in f.letters), f.power)
                    for f in half]
-    key_factors += [Factor(f.node, tuple(order[c] if c in order else ("R", sigma[c]) if side.get(c) == "R"
-                                          else ("L", c) for c in f.letters), f.power) for f in kernel]
-    key = ("pair", _key(key_factors, len(order)))
+    key_factors += [Factor(f.node, tuple(order[c] if c in order else Right(sigma[c]) if side.get(c) == "R"
+                                          else _Left(c) for c in f.letters), f.power) for f in kernel]
+    key = _key(key_factors, len(order))
     return Half(key, key, _renamed(coef, weight, order), len(order), sign, not any(
         sigma.get(c, c) != c for f in half for c in f.letters))
 
 
-def _key(factors: list[Factor], f: int) -> tuple:
-    """A renaming-invariant key: F letters are ints 0..f-1; the others, ('L', c) on the left
-    and ('R', c) for the right partner of c, are renumbered f, f+1, ... in order."""
+def _key(factors: list[Factor], f: int) -> PairKey:
+    """A renaming-invariant key: F letters are ints 0..f-1; the others, _Left(c) on the left
+    and Right(c) for the right partner of c, are renumbered f, f+1, ... in order."""
     names: dict = {}
-    ordered = sorted(factors, key=lambda g: (repr(type(g.node)), id(g.node), g.power))
+    ordered = sorted(factors, key=lambda g: (digest(g.node), g.power))
     out = []
     for g in ordered:
         letters = []
@@ -222,11 +261,10 @@ def _key(factors: list[Factor], f: int) -> tuple:
             if isinstance(c, int):
                 letters.append(c)
             else:
-                tag, base = c
-                names.setdefault(base, f + len(names))
-                letters.append(("R", names[base]) if tag == "R" else names[base])
-        out.append((g.node, tuple(letters), g.power))
-    return tuple(out)
+                names.setdefault(c.letter, f + len(names))
+                letters.append(Right(names[c.letter]) if isinstance(c, Right) else names[c.letter])
+        out.append(Factor(g.node, tuple(letters), g.power))
+    return PairKey(tuple(out))
 
 
 def _first_paired(f: Factor, sigma: dict):

@@ -11,8 +11,8 @@ c sum_K p_K^2 / w_K <= 1: diag(z) - z z^T / sum z, softmax, log-sum-exp) and a K
 product of invertible kernels (the positive group's half carries kernel factors, each
 pairing one letter of u with its right copy: tr(X^-1 dX X^-1 dX) = |dX|^2 for M = X^-1 (x) X^-1,
 with tr(X^-1 dX)^2 = <X^-1, dX>^2 <= n tr(X^-1 dX X^-1 dX): det(X)^(1/n)). In the concave
-direction both groups are read negated. Group keys are `pairing`'s: ("scalar", body) or
-("pair", factors), a kernel factor having one letter ("R", a), the right copy of letter a.
+direction both groups are read negated. Group keys are `pairing`'s: ScalarKey or PairKey,
+a kernel factor of a PairKey having one letter Right(a), the right copy of letter a.
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from tensorcalc.dag import Delta, Special, Var, special
 from .intervals import Interval
 from .kernels import KernelKey
 from .model import Attributes
-from .pairing import symmetric_node
+from .pairing import PairKey, Right, ScalarKey, symmetric_node
 
 MAX_ORIENTATIONS = 64           # transposes of symmetric factors tried in the kernel bound
 
@@ -129,8 +129,8 @@ def _kronecker_ports(kernel: list, attributes) -> dict | None:
     K[a, a'] at power 1, one per letter a, K positive definite and invertible; else None."""
     ports: dict = {}
     for node, letters, power in kernel:
-        left = [c for c in letters if not isinstance(c, tuple)]
-        right = [c[1] for c in letters if isinstance(c, tuple)]
+        left = [c for c in letters if not isinstance(c, Right)]
+        right = [c.letter for c in letters if isinstance(c, Right)]
         inverse = _pd_inverse(node, attributes)
         if power != 1.0 or left != right or len(left) != 1 or left[0] in ports or inverse is None:
             return None
@@ -184,19 +184,16 @@ def _lower_quotient(a: float, b: float) -> float:
 def half_factors(key):
     """The half's factors as (node, letters, power) without its kernel factors, or None for
     keys of another kind."""
-    kind, body = key
-    if kind == "scalar":
-        node, letters, lifted = body
-        return [(node, letters, 1.0), *lifted]
-    if kind != "pair":
+    if isinstance(key, ScalarKey):
+        return [Factor(key.direction, key.letters), *key.lifted]
+    if not isinstance(key, PairKey):
         return None
-    return [g for g in body if not any(isinstance(c, tuple) for c in g[1])]
+    return [g for g in key.factors if not any(isinstance(c, Right) for c in g.letters)]
 
 
 def kernel_factors(key) -> list:
-    """The kernel factors of a "pair" key (a letter ("R", a) reads the right copy of a)."""
-    kind, body = key
-    return [g for g in body if any(isinstance(c, tuple) for c in g[1])] if kind == "pair" else []
+    """The kernel factors of a PairKey (a letter Right(a) reads the right copy of a)."""
+    return [g for g in key.factors if any(isinstance(c, Right) for c in g.letters)] if isinstance(key, PairKey) else []
 
 
 def _embed(h1, h2, f1, f2, exposed):
