@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 from typing import NamedTuple
 
+from tensorcalc import to_text
 from tensorcalc.algebra import Factor, Monomial, canonical
 from tensorcalc.graph import digest
 
@@ -45,7 +46,6 @@ class KernelKey(NamedTuple):
     f: int
 
     def text(self) -> str:
-        from tensorcalc import to_text
         names = " ".join(to_text(node, limit=40) for node, _, _ in self.half).replace("__d_", "d")
         kernels = " (x) ".join("*".join(to_text(n, limit=30) for n, _ in group) for group in self.kernel)
         return f"{names} through {kernels}" if kernels else names
@@ -74,7 +74,8 @@ def reread(monomials: list[Monomial], halves: list, directions: frozenset,
         options[i] = _readings(monomials[i], directions, attributes)
         if not options[i]:
             return halves                  # a monomial nothing reads: nothing to gain
-    options = [options[i] if i in options else _readings(m, directions, attributes) for i, m in enumerate(monomials)]
+    options = [options[i] if i in options else _readings(m, directions, attributes)
+               for i, m in enumerate(monomials)]
     squares = {r.key for o in options for r in o if r.key == r.other}
 
     def best(found):
