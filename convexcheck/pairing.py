@@ -48,11 +48,6 @@ class Right:
     letter: int
 
 
-@dataclass(frozen=True)
-class _Left:
-    letter: int                # a swapped letter on the left, before `_key` numbers it
-
-
 class Half(NamedTuple):
     """The monomial as w(F) * <u, K u>: `key` names (u, K) up to renaming; `weight` is w on
     letters 0..f-1; `sign` is +1/-1 for a PSD/NSD kernel; `scalar` when u is one number per F."""
@@ -80,8 +75,8 @@ def split(m: Monomial, directions: frozenset, attributes: dict[str, Attributes],
     if d1.node is not d2.node:
         return None
     for flip in (False, True) if _symmetric_direction(d1.node, attributes) else (False,):
-        for found in _pairings(d1, d2, rest, flip, attributes):
-            half = _half(m.coef, d1, found, attributes)
+        for sigma, partner in _pairings(d1, d2, flip, rest, attributes):
+            half = _half(m.coef, d1, sigma, partner, rest, attributes)
             if half is not None:
                 return half
     return None
@@ -168,25 +163,17 @@ def _renamed(coef: float, factors: list[Factor], order: dict) -> Monomial:
 MAX_PAIRINGS = 64
 
 
-class Pairing(NamedTuple):
-    """An involution `sigma` of letters and a matching of the factors `rest` (`partner`: the
-    index of each factor's partner)."""
-
-    sigma: dict
-    partner: dict
-    rest: list
-
-
-def _pairings(d1, d2, rest, flip, attributes):
-    """Candidate pairings, by backtracking; at most MAX_PAIRINGS of them."""
+def _pairings(d1, d2, flip, rest, attributes):
+    """Candidate (sigma, partner): an involution of letters and a matching of the factors
+    `rest` (partner index per factor), by backtracking; at most MAX_PAIRINGS of them."""
     sigma: dict = {}
     targets = d2.letters[::-1] if flip else d2.letters
     if not _bind_all(sigma, d1.letters, targets):
         return
-    for count, (sig, partner) in enumerate(_match(rest, 0, sigma, {}, attributes)):
+    for count, found in enumerate(_match(rest, 0, sigma, {}, attributes)):
         if count == MAX_PAIRINGS:
             return
-        yield Pairing(sig, partner, rest)
+        yield found
 
 
 def _bind_all(sigma: dict, a: tuple, b: tuple) -> bool:
@@ -218,8 +205,7 @@ def _match(rest, i, sigma, partner, attributes):
                 yield from _match(rest, i + 1, trial, {**partner, i: j, j: i}, attributes)
 
 
-def _half(coef, d1, found: Pairing, attributes) -> Half | None:
-    sigma, partner, rest = found.sigma, found.partner, found.rest
+def _half(coef, d1, sigma: dict, partner: dict, rest: list[Factor], attributes) -> Half | None:
     side = _sides(d1, sigma, partner, rest)
     if side is None:
         return None
@@ -240,31 +226,23 @@ def _half(coef, d1, found: Pairing, attributes) -> Half | None:
     fixed = [c for c in dict.fromkeys(c for f in [*half, *kernel, *rest] for c in f.letters)
              if sigma.get(c, c) == c and any(c in f.letters for f in [*half, *kernel])]
     order = {c: k for k, c in enumerate(fixed)}
-    key_factors = [Factor(f.node, tuple(order[c] if c in order else _Left(c) for c in f.letters), f.power)
-                   for f in half]
-    key_factors += [Factor(f.node, tuple(order[c] if c in order else Right(sigma[c]) if side.get(c) == "R"
-                                          else _Left(c) for c in f.letters), f.power) for f in kernel]
-    key = _key(key_factors, len(order))
+    key = _key([Factor(f.node, tuple(Right(sigma[c]) if c not in order and side.get(c) == "R" else c
+                                     for c in f.letters), f.power) for f in half + kernel], order)
     return Half(key, key, _renamed(coef, weight, order), len(order), sign, not any(
         sigma.get(c, c) != c for f in half for c in f.letters))
 
 
-def _key(factors: list[Factor], f: int) -> PairKey:
-    """A renaming-invariant key: F letters are ints 0..f-1; the others, _Left(c) on the left
-    and Right(c) for the right partner of c, are renumbered f, f+1, ... in order."""
+def _key(factors: list[Factor], order: dict) -> PairKey:
+    """A renaming-invariant key: F letters (`order`) become 0..f-1; the others, on the left
+    and as Right(c) for the right partner of c, are numbered f, f+1, ... in order."""
     names: dict = {}
+
+    def name(c):
+        if isinstance(c, Right):
+            return Right(name(c.letter))
+        return order[c] if c in order else names.setdefault(c, len(order) + len(names))
     ordered = sorted(factors, key=lambda g: (digest(g.node), g.power))
-    out = []
-    for g in ordered:
-        letters = []
-        for c in g.letters:
-            if isinstance(c, int):
-                letters.append(c)
-            else:
-                names.setdefault(c.letter, f + len(names))
-                letters.append(Right(names[c.letter]) if isinstance(c, Right) else names[c.letter])
-        out.append(Factor(g.node, tuple(letters), g.power))
-    return PairKey(tuple(out))
+    return PairKey(tuple(Factor(g.node, tuple(map(name, g.letters)), g.power) for g in ordered))
 
 
 def _first_paired(f: Factor, sigma: dict):
