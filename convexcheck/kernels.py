@@ -20,10 +20,12 @@ the block.
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from tensorcalc import to_text
 from tensorcalc.algebra import Factor, Monomial, canonical
+from tensorcalc.dag import Expr
 from tensorcalc.graph import digest
 
 from .model import Attributes
@@ -36,18 +38,32 @@ MAX_TRIES = 1000                # readings tried per monomial
 MAX_ORIENTATIONS = 64           # transposes of symmetric factors tried per half
 
 
-class KernelKey(NamedTuple):
-    """A half u(F, P): `half` its factors as (node, letters, power), F letters 0..f-1, the
-    ports ("P", k) and its own summed letters f, f+1, ...; `kernel[k]` the (node, power) of
-    the kernel factors at port k; `f` the number of F letters."""
+@dataclass(frozen=True)
+class Port:
+    """Letter of a half that the kernel joins to port `index` of the other half."""
 
-    half: tuple
-    kernel: tuple
+    index: int
+
+
+class Kernel(NamedTuple):
+    """One kernel factor at a port: its matrix and (Schur) power."""
+
+    node: Expr
+    power: float
+
+
+class KernelKey(NamedTuple):
+    """A half u(F, P): `half` its factors, on F letters 0..f-1, the ports Port(k) and its
+    own summed letters f, f+1, ...; `kernel[k]` the kernel factors at port k (a Schur
+    product; the ports' kernels multiply as a Kronecker product); `f` the number of F letters."""
+
+    half: tuple[Factor, ...]
+    kernel: tuple[tuple[Kernel, ...], ...]
     f: int
 
     def text(self) -> str:
-        names = " ".join(to_text(node, limit=40) for node, _, _ in self.half).replace("__d_", "d")
-        kernels = " (x) ".join("*".join(to_text(n, limit=30) for n, _ in group) for group in self.kernel)
+        names = " ".join(to_text(g.node, limit=40) for g in self.half).replace("__d_", "d")
+        kernels = " (x) ".join("*".join(to_text(k.node, limit=30) for k in group) for group in self.kernel)
         return f"{names} through {kernels}" if kernels else names
 
 
@@ -205,22 +221,14 @@ def _half(coef: float, split: _Split, attributes) -> Half | None:
             sign *= kernel_sign(g, attributes)
     a, b = KernelKey(u_key, kernel, f), KernelKey(v_key, kernel, f)
     a, b = sorted((a, b), key=_sortable_key)
-    weight = [Factor(g.node, tuple(fmap.get(c, ("W", c)) for c in g.letters), g.power) for g in split.weight]
-    return Half(a, b, Monomial(coef, canonical(_numbered(weight, f), f)), f, sign, False)
+    own: dict = {}                            # the weight's own summed letters: f, f+1, ...
+    letter = (lambda c: fmap[c] if c in fmap else own.setdefault(c, f + len(own)))  # noqa: E731
+    weight = [Factor(g.node, tuple(map(letter, g.letters)), g.power) for g in split.weight]
+    return Half(a, b, Monomial(coef, canonical(weight, f)), f, sign, False)
 
 
-def _group(factors: list[Factor]) -> tuple:
-    return tuple(sorted(((g.node, g.power) for g in factors), key=lambda x: (digest(x[0]), x[1])))
-
-
-def _numbered(factors: list[Factor], f: int) -> list[Factor]:
-    """Letters ("W", c) renumbered f, f+1, ... (the weight's own summed letters)."""
-    names: dict = {}
-    out = []
-    for g in factors:
-        letters = tuple(names.setdefault(c, f + len(names)) if isinstance(c, tuple) else c for c in g.letters)
-        out.append(Factor(g.node, letters, g.power))
-    return out
+def _group(factors: list[Factor]) -> tuple[Kernel, ...]:
+    return tuple(sorted((Kernel(g.node, g.power) for g in factors), key=lambda k: (digest(k.node), k.power)))
 
 
 def _canonical(factors: list[Factor], shared: frozenset, ports: dict, attributes) -> tuple[tuple, list]:
@@ -240,7 +248,7 @@ def _canonical(factors: list[Factor], shared: frozenset, ports: dict, attributes
 
 
 def _label(factors: list[Factor], shared: frozenset, ports: dict):
-    """Letters named by role and first appearance (F: 0, 1, ...; ports ("P", k); the rest
+    """Letters named by role and first appearance (F: 0, 1, ...; ports Port(k); the rest
     after F), factors sorted by atom and that naming; twice, so the naming feeds the order."""
     def role(c):
         return (0,) if c in shared else (1, _sortable_group(ports[c])) if c in ports else (2,)
@@ -256,24 +264,24 @@ def _label(factors: list[Factor], shared: frozenset, ports: dict):
                 else:
                     inner.setdefault(c, len(inner))
         f = len(shared)
-        name = (lambda c: fmap[c] if c in fmap else ("P", pmap[c]) if c in pmap else f + inner[c])  # noqa: E731
+        name = (lambda c: fmap[c] if c in fmap else Port(pmap[c]) if c in pmap else f + inner[c])  # noqa: E731
         ordered = sorted(ordered, key=lambda g: (digest(g.node), g.power, _sortable(tuple(map(name, g.letters)))))
-    key = tuple((g.node, tuple(map(name, g.letters)), g.power) for g in ordered)
-    sortable = tuple((digest(g.node), g.power, _sortable(letters)) for g, (_, letters, _) in zip(ordered, key))
+    key = tuple(Factor(g.node, tuple(map(name, g.letters)), g.power) for g in ordered)
+    sortable = tuple((digest(g.node), g.power, _sortable(g.letters)) for g in key)
     sortable += tuple(_sortable_group(ports[c]) for c in sorted(pmap, key=pmap.get))
     return key, sortable, fmap, pmap
 
 
 def _sortable(letters: tuple) -> tuple:
-    return tuple((1, c[1]) if isinstance(c, tuple) else (0, c) for c in letters)
+    return tuple((1, c.index) if isinstance(c, Port) else (0, c) for c in letters)
 
 
-def _sortable_group(group: tuple) -> tuple:
-    return tuple((digest(n), p) for n, p in group)
+def _sortable_group(group: tuple[Kernel, ...]) -> tuple:
+    return tuple((digest(k.node), k.power) for k in group)
 
 
 def _sortable_key(key: KernelKey) -> tuple:
-    return (tuple((digest(n), p, _sortable(l)) for n, l, p in key.half),
+    return (tuple((digest(g.node), g.power, _sortable(g.letters)) for g in key.half),
             tuple(_sortable_group(g) for g in key.kernel), key.f)
 
 
