@@ -409,3 +409,33 @@ def test_matrix_fraction_through_a_common_kernel(text, convex, concave):
         assert low < 0, text                   # the samples see it is not convex
     if convex:
         assert any("through inv(Y)" in r for r in cert.rules), cert.rules
+
+
+KERNEL_DECLS = ("variable x[3]\nvariable z[3]\nvariable Y[3, 3] pd\nvariable S[3, 3] symmetric\n"
+                "variable W[3, 2]\nparameter A[3, 3]\nparameter P[3, 3] psd\nvariable t pos\nparameter b[3]\n")
+
+
+def _kernel_expression(rng, depth: int) -> str:
+    """A random scalar built from quadratic forms through inv(Y), Y, P, A, inv(S) (some
+    jointly convex, most not), quad-over-lin, tr(W' inv(Y) W), and sums, differences,
+    multiples, squares and exponentials of those."""
+    vec = lambda: rng.choice(["x", "z", "(x - b)", "(A *(ij,j->i) x)", "(x + z)", "(x - z)"])  # noqa: E731
+    mat = lambda: rng.choice(["inv(Y)", "Y", "P", "(inv(Y) *(ij,jk->ik) inv(Y))", "inv(S)",  # noqa: E731
+                              "(inv(Y) + P)", "A", "(inv(Y) *(ij,jk->ik) P)"])
+    leaves = [lambda: f"{vec()} *(i,ij->j) {mat()} *(j,j->) {vec()}", lambda: f"({vec()} *(i,i->) {vec()}) / t",
+              lambda: "(inv(Y) *(ij,jk->ik) W) *(ik,ik->) W", lambda: "log(det(Y))", lambda: "sum(x^2)"]
+    if depth == 0:
+        return rng.choice(leaves)()
+    sub = lambda: _kernel_expression(rng, depth - 1)  # noqa: E731
+    return rng.choice(leaves + [lambda: f"({sub()} + {sub()})", lambda: f"({sub()} - {sub()})",
+                                lambda: f"2 * {sub()}", lambda: f"-({sub()})", lambda: f"exp({sub()})",
+                                lambda: f"({sub()})^2"])()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_kernel_readings_never_contradicted_by_second_differences(seed):
+    import random
+    rng = random.Random(seed)
+    for _ in range(12):
+        text = KERNEL_DECLS + "minimize " + _kernel_expression(rng, 2)
+        check_against_samples(text, certificate(text))
