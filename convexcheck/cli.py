@@ -11,18 +11,15 @@ import argparse
 import json
 import sys
 
-from tensorcalc import TensorCalcError
 from tensorcalc.cli import guarded
+from tensorcalc.options import name_length, whole
 
 from .analysis import analyze
 from .problem import load_problem
 
 
-def _dim(text: str) -> tuple[str, int]:
-    name, eq, value = text.partition("=")
-    if not eq or not name.strip().isidentifier() or not value.strip().isdigit():
-        raise argparse.ArgumentTypeError(f"--dim {text!r}: write NAME=LENGTH, e.g. --dim n=50")
-    return name.strip(), int(value)
+MAX_SAMPLES = 100_000
+MAX_LENGTH = 100_000    # of a named dimension (as `analysis` checks it)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -36,10 +33,10 @@ def _parser() -> argparse.ArgumentParser:
                                      "objective in each variable alone. Format: docs/problem-format.md.")
     run.add_argument("file", metavar="FILE", help="the problem file")
     run.add_argument("--json", action="store_true", help="print the report as JSON")
-    run.add_argument("--samples", type=int, default=20,
-                     help="points sampled per part when no proof settles it (default 20)")
-    run.add_argument("--seed", type=int, default=0, help="random seed of the sampling (default 0)")
-    run.add_argument("--dim", type=_dim, action="append", default=[], metavar="NAME=LENGTH",
+    run.add_argument("--samples", type=whole(1, MAX_SAMPLES), default=20,
+                     help=f"points sampled per part when no proof settles it, 1 to {MAX_SAMPLES} (default 20)")
+    run.add_argument("--seed", type=whole(0), default=0, help="random seed of the sampling, >= 0 (default 0)")
+    run.add_argument("--dim", type=name_length(MAX_LENGTH), action="append", default=[], metavar="NAME=LENGTH",
                      help="length of a named dimension for sampling (repeatable; default 4)")
     run.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     from solvers.cli import add_parser   # the application layer: solvers build on convexcheck
@@ -48,8 +45,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _analyze(args: argparse.Namespace) -> int:
-    if not 1 <= args.samples <= 100_000:
-        raise TensorCalcError(f"--samples must be from 1 to 100000, got {args.samples}")
     problem = load_problem(args.file)
     report = analyze(problem, samples=args.samples, seed=args.seed, dims=dict(args.dim),
                      progress=not args.no_progress and not args.json and sys.stderr.isatty())

@@ -12,12 +12,14 @@ import math
 import numpy as np
 
 from convexcheck import load_problem
+from tensorcalc.options import blocks, finite, whole
 
 from .alternate import alternate
 from .api import METHODS, minimize
 from .device import DEVICES
 from .files import STATUS, check_out, read_npz, write_npz
 
+MAX_ITER = 10_000_000    # as `solvers.minimize` accepts
 EPILOG = ("exit status: 0 converged, 1 stopped without converging, 2 bad input. "
           "example: convexcheck solve examples/logistic_regression.tc --data data.npz --out w.npz")
 
@@ -33,13 +35,14 @@ def add_parser(sub) -> None:
     run.add_argument("--x0", metavar="X0.npz", help="starting point by variable name (default zeros, "
                      "moved inside declared bounds)")
     run.add_argument("--method", choices=list(METHODS), default="newton", help="default newton")
-    run.add_argument("--blocks", metavar="U,V", help="block-coordinate Newton over these variable "
+    run.add_argument("--blocks", type=blocks, metavar="U,V", help="block-coordinate Newton over these variable "
                      "blocks in turn (comma-separated; use + to group, e.g. U+W,V)")
     run.add_argument("--device", choices=DEVICES, default="cpu", help="default cpu")
-    run.add_argument("--gtol", type=float, default=1e-8, help="stop when max|g| <= GTOL (default 1e-8)")
-    run.add_argument("--tol", type=float, default=1e-12,
+    run.add_argument("--gtol", type=finite(0.0), default=1e-8, help="stop when max|g| <= GTOL (default 1e-8)")
+    run.add_argument("--tol", type=finite(0.0), default=1e-12,
                      help="and the Newton decrement lambda^2/2 <= TOL (default 1e-12)")
-    run.add_argument("--max-iter", type=int, default=None, help="iteration (or sweep) limit")
+    run.add_argument("--max-iter", type=whole(0, MAX_ITER), default=None,
+                     help=f"iteration (or sweep) limit, 0 to {MAX_ITER}")
     run.add_argument("--out", metavar="SOLUTION.npz", help="write the solution arrays here, with "
                      "solve.status, solve.success, solve.message, solve.iterations and solve.fun; "
                      "checked before solving (never an input file, a folder or a pipe)")

@@ -11,12 +11,13 @@ import os
 import sys
 
 from . import dag
-from .check import check_derivative
-from .diff import derivative
+from .options import finite, identifier, whole
+from .check import check_derivative, derivative_chain
 from .errors import TensorCalcError
 from .infer import parse
 
 MAX_FILE = 8_000_000
+MAX_POINTS = 1000   # each point costs finite differences in every entry of the variable
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -30,13 +31,16 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("input", metavar="TEXT_OR_FILE",
                       help="the input text ('declare ... expression ... derivative wrt NAME'), "
                            "a path to a file holding it, or - for standard input")
-    diff.add_argument("--order", type=int, default=1, help="derivative order (default 1)")
-    diff.add_argument("--wrt", help="differentiate with respect to this variable instead")
+    diff.add_argument("--order", type=whole(0, dag.MAX_ORDER), default=1,
+                      help=f"derivative order, 0 to {dag.MAX_ORDER} (default 1)")
+    diff.add_argument("--wrt", type=identifier, help="differentiate with respect to this variable instead")
     diff.add_argument("--check", action="store_true",
-                      help="compare with central finite differences at random points")
-    diff.add_argument("--seed", type=int, default=0, help="random seed for --check (default 0)")
-    diff.add_argument("--points", type=int, default=3, help="random points for --check (default 3)")
-    diff.add_argument("--tol", type=float, default=1e-6,
+                      help="compare every order 1..k with central finite differences of the order "
+                           "below at random points (entries of both signs where the domain allows)")
+    diff.add_argument("--seed", type=whole(0), default=0, help="random seed for --check, >= 0 (default 0)")
+    diff.add_argument("--points", type=whole(1, MAX_POINTS), default=3,
+                      help=f"random points for --check, 1 to {MAX_POINTS} (default 3)")
+    diff.add_argument("--tol", type=finite(0.0), default=1e-6,
                       help="largest relative error --check accepts (default 1e-6)")
     diff.add_argument("--raw", action="store_true",
                       help="print the unsimplified reverse-mode result, as in the thesis")
@@ -62,27 +66,34 @@ def read_input(arg: str) -> str:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    if args.order < 0:
-        raise TensorCalcError(f"--order must be >= 0, got {args.order}")
     inp = parse(read_input(args.input))
     wrt = args.wrt or inp.wrt
     if wrt is None:
         raise TensorCalcError("the input names no variable: add 'derivative wrt NAME' or pass --wrt NAME")
     if wrt not in inp.declared:
         raise TensorCalcError(f"--wrt {wrt}: not declared (declared: {', '.join(inp.orders)})")
-    result = derivative(inp.expr, inp.declared[wrt], args.order, simplify=not args.raw)
+    chain = derivative_chain(inp.expr, inp.declared[wrt], args.order, simplify=not args.raw)
+    result = chain[-1]                                    # what is printed is what is checked
     report = {"expression": str(inp.expr), "wrt": wrt, "order": args.order,
               "derivative": str(result), "nodes": dag.count_nodes(result)}
     status = 0
     if args.check and args.order >= 1:
-        errors = [check_derivative(inp.expr, inp.declared[wrt], args.order, seed=args.seed + k,
-                                   variables=inp.declared) for k in range(args.points)]
-        worst = max(errors, key=lambda r: r.error)
-        report["check"] = {"max_error": worst.error, "points": args.points, "tol": args.tol,
-                           "lengths": worst.printed_lengths(), "passed": worst.error <= args.tol}
-        status = 0 if worst.error <= args.tol else 1
+        report["check"] = _check(inp, wrt, chain, args)
+        status = 0 if report["check"]["passed"] else 1
     _print(report, args.json)
     return status
+
+
+def _check(inp, wrt: str, chain: list, args: argparse.Namespace) -> dict:
+    """Every order 1..k at --points points (seeds --seed, --seed + 1, ...)."""
+    results = [check_derivative(inp.expr, inp.declared[wrt], args.order, seed=args.seed + k,
+                                variables=inp.declared, simplify=not args.raw, chain=chain)
+               for k in range(args.points)]
+    worst = max(results, key=lambda r: r.error)
+    return {"max_error": worst.error, "order": worst.order, "points": args.points, "tol": args.tol,
+            "errors_by_order": [max(r.errors[j] for r in results) for j in range(args.order)],
+            "signed_points": sum(r.signed for r in results),
+            "lengths": worst.printed_lengths(), "passed": worst.error <= args.tol}
 
 
 def _print(report: dict, as_json: bool) -> None:
@@ -93,8 +104,12 @@ def _print(report: dict, as_json: bool) -> None:
     check = report.get("check")
     if check:
         verdict = "ok" if check["passed"] else f"FAILED (tolerance {check['tol']:g})"
-        print(f"# finite-difference check at {check['points']} random point(s): "
-              f"max relative error {check['max_error']:.2e} {verdict}", file=sys.stderr)
+        orders = "order 1" if len(check["errors_by_order"]) == 1 else f"orders 1 to {len(check['errors_by_order'])}"
+        signed, points = check["signed_points"], check["points"]
+        signs = ("entries of both signs" if signed == points else "positive entries (the function's domain "
+                 "needs them)" if not signed else f"entries of both signs at {signed} of them")
+        print(f"# finite-difference check of {orders} at {points} random point(s), {signs}: "
+              f"max relative error {check['max_error']:.2e} (order {check['order']}) {verdict}", file=sys.stderr)
 
 
 def guarded(prog: str, action, args) -> int:

@@ -15,10 +15,17 @@ output indices (a block-diagonal Hessian); and otherwise one
 and cached, never NumPy's unoptimised einsum. opt_einsum dispatches on the array type,
 and element-wise functions use the array module chosen in one place, `runtime.array_module`,
 so the same function runs on NumPy, CuPy, JAX and other Array-API arrays.
+
+Constants follow NumPy's semantics, as in `tensorcalc.evaluate`: each is a NumPy float64
+scalar (`_f(...)` in the source), never a Python float, and the function runs under the
+same `np.errstate` as evaluation, so 1/0, 0^-1 and 1e308^2 give inf or nan, not a Python
+exception. A constant, or an element-wise function of constants, is a scalar that
+broadcasting gives its shape; wherever a full array is needed it is materialised.
 """
 from __future__ import annotations
 
 import builtins
+import math
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping, NamedTuple, Sequence
@@ -70,6 +77,7 @@ class _Planner:
         self.contractions: list[str] = []
         self.lengths: dict[tuple[Axis, str, int], None] = {}
         self.folded: set[Expr] = set()   # single-use products a negation above them plans
+        self.short: set[Expr] = set()    # values that are scalars standing for a full tensor
 
     def step(self, code: str, args: tuple[str, ...] = ()) -> str:
         """Append `target = code(args)`; returns the new target's name."""
@@ -77,18 +85,21 @@ class _Planner:
         return self.steps[-1].target
 
     def name(self, node: Expr) -> str:
-        """The node as a value: a Python float for a constant, else its array."""
+        """The node as a value: a float64 scalar for a constant (or a function of
+        constants only), else its array."""
         return self.array(node) if isinstance(node, Delta) else self.names[node]
 
     def array(self, node: Expr) -> str:
-        """The node as an array of its full shape; constants and deltas are materialised
-        here, once, and only where a contraction, a matrix function or an output needs them."""
-        if isinstance(node, (Const, Delta)):
+        """The node as an array of its full shape; constants, functions of constants and
+        deltas are materialised here, once, and only where a contraction, a matrix
+        function or an output needs them."""
+        if isinstance(node, Delta) or node in self.short:
             key = ("array", node)
             if key not in self.names:
-                code = (f"xp.full({self.shape(node)}, {float(node.value)!r})" if isinstance(node, Const)
-                        else f"_delta(xp, {node.n}, {self.shape(node)})")
-                self.names[key] = self.step(code)
+                if isinstance(node, Delta):
+                    self.names[key] = self.step(f"_delta(xp, {node.n}, {self.shape(node)})")
+                else:
+                    self.names[key] = self.step(f"xp.full({self.shape(node)}, {{}})", (self.names[node],))
             return self.names[key]
         return self.names[node]
 
@@ -111,10 +122,24 @@ def _var(p: _Planner, node: Var) -> None:
     p.add(node, f"values[{node.name!r}]")
 
 
+def literal(value: float) -> str:
+    """Source text of a NumPy float64 scalar equal to `value` (also inf and nan)."""
+    value = float(value)
+    return f"_f({value!r})" if math.isfinite(value) else f"_f({str(value)!r})"
+
+
 def _const(p: _Planner, node: Const) -> None:
-    """A constant is a Python float (NumPy broadcasting gives it its shape); a
+    """A constant is a float64 scalar (NumPy broadcasting gives it its shape); a
     contraction that needs it as an array gets one from `_Planner.array`."""
-    p.names[node] = repr(float(node.value))
+    p.names[node] = literal(node.value)
+    p.short.add(node)
+
+
+def _short_step(p: _Planner, node: Expr, code: str, args: tuple[Expr, ...], short: tuple[Expr, ...]) -> None:
+    """`node = code(args)`; a scalar standing for a full tensor when every `short` is."""
+    p.add(node, code, tuple(map(p.name, args)))
+    if all(a in p.short for a in short):
+        p.short.add(node)
 
 
 def _embedding(node: Product):
@@ -150,20 +175,21 @@ def _product(p: _Planner, node: Product, extra: float = 1.0) -> None:
     if embedding is not None:
         _embed_step(p, node, *embedding)
         return
-    scale, operands, inputs, factors = extra, [], [], []
+    scale, operands, inputs, factors = np.float64(extra), [], [], []
     for arg, s in zip(node.args, node.spec.inputs):
         if isinstance(arg, Const) and arg.order == 0:
-            scale *= arg.value
+            with np.errstate(all="ignore"):              # as at run time: 1e308 * 10 is inf
+                scale = scale * np.float64(arg.value)
         elif not s and node.spec.out:
             factors.append(p.array(arg))
         else:
             operands.append(p.array(arg))
             inputs.append(s)
     if not operands:
-        p.add(node, f"xp.full({p.shape(node)}, {scale!r})" if not factors else
+        p.add(node, f"xp.full({p.shape(node)}, {literal(scale)})" if not factors else
               _scaled(p.shape(node), scale, len(factors)), tuple(factors))
         return
-    codes = ["{}" for _ in factors] + ([repr(scale)] if scale != 1.0 else [])
+    codes = ["{}" for _ in factors] + ([literal(scale)] if scale != 1.0 else [])
     if codes and len(node.spec.out) > min(len(s) for s in inputs):
         smallest = min(range(len(inputs)), key=lambda k: len(inputs[k]))
         operands[smallest] = p.step("(" + " * ".join(codes + ["{}"]) + ")", (*factors, operands[smallest]))
@@ -195,7 +221,7 @@ def _gram(operands: list[str], inputs: list[str], out: str):
 
 def _scaled(shape: str, scale: float, count: int) -> str:
     """A tensor of the node's shape filled with the product of `count` scalars and `scale`."""
-    return f"xp.full({shape}, " + " * ".join(["{}"] * count + [repr(scale)]) + ")"
+    return f"xp.full({shape}, " + " * ".join(["{}"] * count + [literal(scale)]) + ")"
 
 
 def _contraction_code(p: _Planner, inputs: list[str], out: str) -> str:
@@ -258,18 +284,18 @@ def _elementwise(p: _Planner, node: Elementwise) -> None:
         _product(p, arg, extra=-1.0)                    # -(contraction): scale an operand
         p.names[node] = p.names.pop(arg)
         return
-    p.add(node, ELEMENTWISE_CODE[node.fn], (p.name(arg),))
+    _short_step(p, node, ELEMENTWISE_CODE[node.fn], (arg,), (arg,))
 
 
 PLAN_RULES = {
     Var: _var,
     Const: _const,
     Delta: lambda p, node: None,                     # materialised on demand by _Planner.array
-    Sum: lambda p, node: p.add(node, "({} + {})", tuple(map(p.name, node.args))),
+    Sum: lambda p, node: _short_step(p, node, "({} + {})", node.args, node.args),
     Product: _product,
     Elementwise: _elementwise,
     Special: lambda p, node: p.add(node, f"_special({node.fn!r}, xp, {{}})", (p.array(node.args[0]),)),
-    Power: lambda p, node: p.add(node, "({} ** {})", tuple(map(p.name, node.args))),
+    Power: lambda p, node: _short_step(p, node, "({} ** {})", node.args, node.args[:1]),
     Gather: lambda p, node: p.add(node, f"_gather(xp, {{}}, {node.batch}, {node.shape!r}, {node.rows!r}, "
                                         f"{node.domain!r})", (p.array(node.args[0]),)),
 }
@@ -317,7 +343,7 @@ class Compiled:
         nodes = dag.topo(*self.exprs)
         self.plan = plan(self.exprs, nodes)
         self.source = emit(self.plan)
-        namespace = {"_delta": runtime.delta, "_special": runtime.special, "_out": runtime.out,
+        namespace = {"_f": np.float64, "_delta": runtime.delta, "_special": runtime.special, "_out": runtime.out,
                      "_embed": runtime.embed, "_weigh": runtime.weigh, "_gram": runtime.gram,
                      "_huber": runtime.huber, "_gather": affine.take}
         exec(builtins.compile(self.source, "<tensorcalc.compiled>", "exec"), namespace)  # noqa: S102 - source from the plan only
@@ -338,7 +364,8 @@ class Compiled:
         xp = array_module(values)
         lengths = self._lengths(values)
         self._check_sizes(lengths)
-        outputs = self._fn(values, xp, lengths, self._contractions)
+        with np.errstate(all="ignore"):                      # as evaluate: inf and nan, no warnings
+            outputs = self._fn(values, xp, lengths, self._contractions)
         if self.single:
             return outputs[0]
         if self.keys is not None:

@@ -28,6 +28,7 @@ import lark
 import numpy as np
 
 from . import affine, dag
+from .constants import ConstantValues
 from .dag import Axis, Expr
 from .errors import ParseError
 from .evaluation import MAX_ENTRIES
@@ -137,12 +138,17 @@ class Scope:
 class _Builder:
     def __init__(self, text: str, shapes: Mapping[str, tuple[int, ...]], arrays: Mapping[str, Expr]):
         self.text, self.shapes, self.arrays = text, shapes, arrays
+        self.constants = ConstantValues()            # numbers alone must stay finite
 
     def fail(self, node, message: str):
         raise ParseError(message, self.text, node.line, node.column)
 
     def build(self, node: Syntax, scope: Scope) -> Expr:
-        return getattr(self, "_" + node.kind)(node, scope)
+        expr = getattr(self, "_" + node.kind)(node, scope)
+        problem = self.constants.problem(expr)
+        if problem is not None:
+            self.fail(node, problem)
+        return expr
 
     def _number(self, node, scope):
         value = float(node.value)

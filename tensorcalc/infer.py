@@ -6,7 +6,9 @@ Passes over the syntax tree, each one loop over a precomputed order (no recursio
      to the order their context needs;
   3. axis unification (union-find) and one canonical Axis per class;
   4. construction of the hash-consed DAG through the builders of `tensorcalc.dag`.
-Errors point at the syntax node where the problem is.
+Errors point at the syntax node where the problem is, once: a constant subexpression
+whose value is not finite (`1/0`, `1e308*10`) is refused at its operator
+(`tensorcalc.constants`).
 
 Sugar lowers to existing nodes here and has no node type of its own: `sum(e)` is the
 contraction of e with the constant 1 onto no index, `sqrt(e)` is `e ^ 0.5`, and a plain
@@ -17,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import dag
+from .constants import ConstantValues
 from .dag import Axis, Expr
 from .diff import derivative
 from .errors import ParseError, TensorCalcError
@@ -77,13 +80,20 @@ def _declarations(decls: tuple[tuple[Token, Token], ...], text: str) -> dict[str
     for name, order in decls:
         if name.text in orders:
             raise ParseError(f"{name.text!r} is declared twice", text, name.line, name.column)
-        value = float(order.text)
-        if value != int(value) or "." in order.text or "e" in order.text.lower():
-            raise ParseError(f"the order of {name.text!r} must be a whole number, found {order.text}",
+        if not order.text.isdigit():
+            raise ParseError(f"the order of {name.text!r} must be a whole number, found {order.text:.40}",
                              text, order.line, order.column)
-        _check_name(name.text, int(value), text, (name, order))
-        orders[name.text] = int(value)
+        value = _small_whole(order.text)
+        _check_name(name.text, value if value is not None else f"{order.text:.40}", text, (name, order))
+        orders[name.text] = value
     return orders
+
+
+def _small_whole(digits: str) -> int | None:
+    """int(digits) when it is at most MAX_ORDER, else None (also for 5000 digits, which
+    int() refuses to convert)."""
+    digits = digits.lstrip("0") or "0"
+    return int(digits) if len(digits) <= 3 and int(digits) <= dag.MAX_ORDER else None
 
 
 def _check_name(name, order, text, toks) -> None:
@@ -139,6 +149,7 @@ class _Analysis:
         self.ids: dict[Syntax, tuple[int, ...]] = {}
         self.specs: dict[Syntax, tuple[str, str, str]] = {}
         self.uf = _UnionFind()
+        self.constants = ConstantValues()
         self.var_ids = {n: tuple(self.uf.new() for _ in range(k)) for n, k in orders.items()}
 
     def fail(self, node: Syntax, message: str):
@@ -161,8 +172,15 @@ class _Analysis:
             axes = tuple(canon[self.uf.find(i)] for i in self.ids[node])
             try:
                 built[node] = _BUILD_RULES[node.kind](self, node, [built[c] for c in node.args], axes, declared)
+            except ParseError as err:
+                if not err.line:
+                    self.fail(node, err.reason)
+                raise                                    # located already: locate once
             except TensorCalcError as err:
                 self.fail(node, str(err))
+            problem = self.constants.problem(built[node])
+            if problem is not None:
+                self.fail(node, problem)
         return built[root], declared
 
     def _canonical(self, nodes: list[Syntax]) -> dict[int, Axis]:
@@ -198,9 +216,9 @@ class _Analysis:
     def delta_n(self, node: Syntax) -> int:
         arg = node.args[0]
         text = arg.value if arg.kind == "number" else None
-        if text is None or not text.isdigit() or int(text) > dag.MAX_ORDER:
+        if text is None or not text.isdigit() or _small_whole(text) is None:
             self.fail(arg, f"delta(n) takes a whole number n from 0 to {dag.MAX_ORDER}")
-        return int(text)
+        return _small_whole(text)
 
     def indices(self, node: Syntax) -> tuple[str, str, str]:
         if node not in self.specs:

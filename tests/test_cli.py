@@ -56,7 +56,7 @@ def test_wrt_option_overrides_the_input(capsys):
     (["diff", "missing.tc"], "missing.tc: no such file"),
     (["diff", "declare x 1 expression x"], "names no variable"),
     (["diff", QUADRATIC, "--wrt", "q"], "--wrt q: not declared"),
-    (["diff", QUADRATIC, "--order", "-1"], "--order must be >= 0"),
+    (["diff", QUADRATIC, "--order", "-1"], "argument --order: must be a whole number from 0 to 32"),
 ])
 def test_bad_input_exits_2_without_traceback(args, message):
     result = run(*args)
