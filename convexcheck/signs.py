@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import math
 
-from tensorcalc.algebra import Expander, Factor, Monomial, TooLarge, canonical, close_sums, collect, is_ones, multiply
+from tensorcalc.algebra import (Expander, Factor, Monomial, TooLarge, canonical, close_sums, collect, is_ones, multiply,
+                                pending)
 from tensorcalc.dag import Axis, Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var, Gather, topo
 
 from .intervals import (ANY, HALF_PI, INF, NONNEG, PI, POSITIVE, Interval, add, exp, log, meet, mul, odd_bounded,
@@ -72,17 +73,7 @@ class Signs:
     def node(self, node: Expr) -> Interval:
         """The node's interval. The nodes below it are done first, in dependency order on an
         explicit stack, so a rule's reads of its operands are cache hits at any depth."""
-        stack = [node]
-        while stack:
-            n = stack[-1]
-            if n in self.memo:
-                stack.pop()
-                continue
-            todo = [c for c in n.args if c not in self.memo]
-            if todo:
-                stack.extend(todo)
-                continue
-            stack.pop()
+        for n in pending(node, self.memo):
             self.memo[n] = ANY                      # a guard against cycles through partners
             self.memo[n] = self._with_facts(n)
         return self.memo[node]

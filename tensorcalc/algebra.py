@@ -239,6 +239,21 @@ def multiply(a: Monomial, b: Monomial, k: int, separate: frozenset = frozenset()
 
 # ----------------------------------------------------------------------------- expansion
 
+def pending(root: Expr, done, reads: Callable = lambda node: node.args):
+    """The nodes from `root` down that are not in `done`, each after the nodes it `reads`,
+    on an explicit stack (any depth); the caller puts each into `done` before the next."""
+    stack = [root]
+    while stack:
+        n = stack[-1]
+        todo = [c for c in reads(n) if c not in done] if n not in done else None
+        if todo:
+            stack.extend(todo)
+            continue
+        stack.pop()
+        if todo is not None:
+            yield n
+
+
 class Expander:
     """Expands nodes into polynomials over atoms, each node once (memoised) and in
     dependency order on an explicit stack, so nesting of any depth is fine. More than
@@ -251,17 +266,7 @@ class Expander:
         self.lowered: dict[Expr, Expr] = {}
 
     def expand(self, node: Expr) -> list[Monomial]:
-        stack = [node]
-        while stack:
-            n = stack[-1]
-            if n in self.memo:
-                stack.pop()
-                continue
-            todo = [c for c in self._reads(n) if c not in self.memo]
-            if todo:
-                stack.extend(todo)
-                continue
-            stack.pop()
+        for n in pending(node, self.memo, self._reads):
             low = self._lower(n)
             self.memo[n] = self.memo[low] if low is not n else self._expanded(n)
         return self.memo[node]
@@ -283,7 +288,7 @@ class Expander:
         low = self._lower(node)
         if low is not node:
             return (low,)
-        if isinstance(node, (Sum, Product)) or (isinstance(node, Elementwise) and node.fn == "neg"):
+        if isinstance(node, (Sum, Product)):
             return node.args
         if isinstance(node, Power) and isinstance(node.args[1], Const):
             return node.args[:1]
@@ -331,12 +336,6 @@ def _rename(m: Monomial, slots: list[int], fresh) -> Monomial:
     mapping: dict[int, int] = dict(enumerate(slots))
     return Monomial(m.coef, tuple(Factor(f.node, tuple(mapping[c] if c in mapping else mapping.setdefault(
         c, next(fresh)) for c in f.letters), f.power) for f in m.factors))
-
-
-def _elementwise(ex: Expander, node: Elementwise) -> list[Monomial]:
-    if node.fn == "neg":
-        return [Monomial(-m.coef, m.factors) for m in ex.memo[node.args[0]]]
-    return _atom(ex, node)
 
 
 def _power(ex: Expander, node: Power) -> list[Monomial]:
@@ -388,7 +387,10 @@ def _lower_special(ex: Expander, node: Special) -> Expr | None:
     return dag.scale(dag.special("det", x), dag.special("inv", x)) if node.fn == "adj" else None
 
 
-def _lower_recip(ex: Expander, node: Elementwise) -> Expr | None:
+def _lower_elementwise(ex: Expander, node: Elementwise) -> Expr | None:
+    """-x = (-1) x and recip(x) = x^-1; other functions are atoms."""
+    if node.fn == "neg":
+        return dag.scale(dag.const(-1.0), node.args[0])
     return dag.power(node.args[0], dag.const(-1.0)) if node.fn == "recip" else None
 
 
@@ -402,6 +404,6 @@ def _lower_power(ex: Expander, node: Power) -> Expr | None:
 
 
 RULES: dict[type, Callable] = {Var: _atom, Const: _const, Delta: _delta, Sum: _sum, Product: _product,
-                               Elementwise: _elementwise, Power: _power, Special: _atom, Gather: _atom}
-LOWER: dict[type, Callable] = {Gather: _lower_gather, Special: _lower_special, Elementwise: _lower_recip,
+                               Elementwise: _atom, Power: _power, Special: _atom, Gather: _atom}
+LOWER: dict[type, Callable] = {Gather: _lower_gather, Special: _lower_special, Elementwise: _lower_elementwise,
                                Power: _lower_power}

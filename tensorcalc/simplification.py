@@ -129,10 +129,7 @@ def term_of(node: Expr, ctx: "Context") -> tuple[float, list[Factor]]:
             coef, n = -coef, n.args[0]
         if isinstance(n, Const):
             c = fold(coef, n.value)
-            if c is None:
-                factors.append(Factor(n, o))
-            elif n.order:
-                factors.append(Factor(ones(n.axes), o))
+            factors += [Factor(n, o)] if c is None else [Factor(ones(n.axes), o)] if n.order else []
             coef = coef if c is None else c
         elif mode == "open" and isinstance(n, Elementwise) and n.fn == "neg":
             coef = -coef
@@ -186,17 +183,15 @@ def _merge_same_letters(factors: list[Factor]) -> list[Factor]:
     it commutes); the ones factors (each on a letter no other factor carries) become one."""
     groups: dict = {}
     for f in factors:
-        groups.setdefault(None if is_ones(f.node) else f.letters, []).append(f.node)
+        groups.setdefault(None if is_ones(f.node) else f.letters, []).append(f)
     merged = []
-    for letters, nodes in groups.items():
+    for letters, group in groups.items():
         if letters is None:
-            ones_factors = [f for f in factors if is_ones(f.node)]
-            merged.append(Factor(ones(tuple(ax for f in ones_factors for ax in f.node.axes)),
-                                 tuple(c for f in ones_factors for c in f.letters)))
+            merged.append(Factor(ones(tuple(ax for f in group for ax in f.node.axes)),
+                                 tuple(c for f in group for c in f.letters)))
             continue
-        nodes = sorted(nodes, key=digest)
-        node = nodes[0]
-        for other in nodes[1:]:
+        node, *others = sorted((f.node for f in group), key=digest)
+        for other in others:
             node = dag.hadamard(node, other)
         merged.append(Factor(node, letters))
     return merged
