@@ -37,6 +37,7 @@ from .runtime import array_module
 from .dag import Axis, Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
 from .errors import ShapeError, TensorCalcError
 from .evaluation import MAX_ENTRIES, fixed_lengths
+from .minors import exact_forms
 from .simplification import simplify as simplified
 
 ELEMENTWISE_CODE = {
@@ -340,8 +341,9 @@ class Compiled:
     def __init__(self, exprs, keys, single: bool, simplify: bool = True):
         exprs = [simplified(e) for e in exprs] if simplify else list(exprs)
         self.exprs, self.keys, self.single = tuple(exprs), keys, single
-        nodes = dag.topo(*self.exprs)
-        self.plan = plan(self.exprs, nodes)
+        planned = exact_forms(self.exprs)            # d adj(X) exactly, also at singular X
+        nodes = dag.topo(*planned)
+        self.plan = plan(planned, nodes)
         self.source = emit(self.plan)
         namespace = {"_f": np.float64, "_delta": runtime.delta, "_special": runtime.special, "_out": runtime.out,
                      "_embed": runtime.embed, "_weigh": runtime.weigh, "_gram": runtime.gram,

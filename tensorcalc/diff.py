@@ -15,6 +15,7 @@ from __future__ import annotations
 from . import affine, dag
 from .dag import LETTERS, Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
 from .errors import TensorCalcError
+from .minors import adj_derivative
 from .simplification import simplify as simplified
 
 
@@ -227,17 +228,10 @@ def _inv_derivative(x: Expr) -> Expr:
     return dag.product(dag.neg(inv), inv, ("ij", "kl", "kjli"))
 
 
-def _adj_derivative(x: Expr) -> Expr:
-    """adj(X) = det(X) inv(X) (table 3.1), so d adj[a,b]/dX[c,d] = inv[a,b] adj[d,c] - adj[a,c] inv[d,b]."""
-    inv, adj = dag.special("inv", x), dag.special("adj", x)
-    return dag.sub(dag.product(inv, adj, ("ab", "dc", "abcd")),
-                   dag.product(adj, inv, ("ac", "db", "abcd")))
-
-
 SPECIAL_DERIVATIVES = {  # f'(X), axes: f's range first, then X's (table 4.1)
     "det": lambda x: dag.product(dag.special("adj", x), dag.const(1.0), ("ij", "", "ji")),
     "inv": _inv_derivative,
-    "adj": _adj_derivative,
+    "adj": adj_derivative,               # evaluated exactly, also at singular X: see `minors`
 }
 
 

@@ -15,6 +15,7 @@ import opt_einsum
 from . import affine, dag
 from .dag import Axis, Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
 from .errors import DomainError, ShapeError, TensorCalcError
+from .minors import EXACT, adjugate, exact_forms
 
 MAX_ENTRIES = 2**29  # entries of one intermediate tensor (4 GiB of float64)
 
@@ -35,16 +36,6 @@ def huber(xp, x):
     return m * (2.0 * a - m)
 
 
-def adjugate(a: np.ndarray) -> np.ndarray:
-    """adj(A), also for singular A: from the SVD, with products of all-but-one singular value."""
-    u, s, vt = np.linalg.svd(a)
-    n = len(s)
-    before = np.concatenate(([1.0], np.cumprod(s[:-1]))) if n else s
-    after = np.concatenate((np.cumprod(s[::-1][:-1])[::-1], [1.0])) if n else s
-    sign = np.linalg.det(u) * np.linalg.det(vt)
-    return sign * (vt.T * (before * after)) @ u.T
-
-
 def _inverse(a: np.ndarray) -> np.ndarray:
     try:
         return np.linalg.inv(a)
@@ -63,6 +54,12 @@ def delta_tensor(xp, n: int, shape: tuple[int, ...]):
 
 SPECIAL_FUNCTIONS = {"det": np.linalg.det, "inv": _inverse, "adj": adjugate}
 
+
+def _matrix_function(fn: str, a: np.ndarray) -> np.ndarray:
+    """det, inv, adj, or an exact node of `minors` (the derivative of adj)."""
+    return SPECIAL_FUNCTIONS[fn](a) if fn in SPECIAL_FUNCTIONS else EXACT[fn](a, np)
+
+
 RULES = {
     Var: lambda node, args, env: env.values[node.name],
     Const: lambda node, args, env: np.broadcast_to(np.float64(node.value), env.shape(node)),
@@ -70,7 +67,7 @@ RULES = {
     Sum: lambda node, args, env: args[0] + args[1],
     Product: lambda node, args, env: opt_einsum.contract(str(node.spec), *args),
     Elementwise: lambda node, args, env: ELEMENTWISE_FUNCTIONS[node.fn](args[0]),
-    Special: lambda node, args, env: SPECIAL_FUNCTIONS[node.fn](args[0]),
+    Special: lambda node, args, env: _matrix_function(node.fn, args[0]),
     Power: lambda node, args, env: np.power(args[0], args[1]),
     Gather: lambda node, args, env: affine.take(np, np.asarray(args[0]), node.batch, node.shape, node.rows, node.domain),
 }
@@ -181,6 +178,7 @@ def evaluate(expr: Expr, values: Mapping[str, object], lengths: Mapping[Axis, in
     if not isinstance(expr, Expr):
         raise TensorCalcError(f"evaluate expects an expression, got {type(expr).__name__}")
     arrays = {name: _as_array(name, v) for name, v in values.items()}
+    (expr,) = exact_forms([expr])            # d adj(X) as the polynomial it is (see `minors`)
     nodes = dag.topo(expr)
     env = Lengths(nodes, arrays, lengths)
     cache: dict[Expr, np.ndarray] = {}

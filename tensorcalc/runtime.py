@@ -12,6 +12,7 @@ import numpy as np
 import opt_einsum
 
 from .evaluation import SPECIAL_FUNCTIONS, delta_tensor as delta, huber  # noqa: F401 - called by generated code
+from .minors import EXACT, adjugate
 
 
 def array_module(values: Mapping[str, Any]):
@@ -74,12 +75,16 @@ def gram(xp, x, d, axis: int):
 
 
 def special(fn: str, xp, a):
-    """det, inv or adj: NumPy's through `evaluation` (a singular inv is a DomainError, adj
-    works for singular matrices); other modules' own linalg."""
+    """det, inv, adj, or an exact node of `minors` (the derivative of adj). adj and the
+    exact nodes run the same SVD-based code on every array module (exact at singular
+    matrices; never det * inv); det and inv are NumPy's through `evaluation` (a singular
+    inv is a DomainError), other modules' own linalg."""
+    if fn in EXACT:
+        return EXACT[fn](a, xp)
+    if fn == "adj":
+        return adjugate(a, xp)
     if xp is np:
         return SPECIAL_FUNCTIONS[fn](a)
-    if fn == "adj":
-        return xp.linalg.det(a) * xp.linalg.inv(a)
     return getattr(xp.linalg, fn)(a)
 
 
