@@ -4,30 +4,40 @@ For objectives convex in each block but not jointly (matrix factorisation: conve
 for fixed V and in V for fixed U), each block's Newton system is that of a convex
 problem; when its symbolic Hessian is block diagonal (a delta over the rows of U) the
 step solves the small blocks separately. One sweep moves every block once.
+
+Each block converging is not the joint problem converging: from U = V = 0 every block's
+gradient and Hessian vanish, a saddle of the joint objective. So where the sweeps stop,
+the joint point is examined as `minimize` examines its own (`certify.examine`, on
+Hessian-vector products of the joint objective): from a saddle the sweeps go on after a
+step along a direction of negative curvature, and a joint objective without a minimiser
+is reported as such.
 """
 from __future__ import annotations
 
 import math
 import time
 
+from . import certify
 from .api import convexity_of
 from .data import SolverError, prepare
 from .device import array_module, to_host
 from .history import HEADER, Clock, Iteration, optimize_result
-from .loop import Options, close, iterate, max_abs
+from .loop import MAX_ESCAPES, Options, close, iterate, max_abs
 from .newton import Newton
 from .objective import Objective
 
 
 def alternate(problem, blocks, x0=None, data=None, sweeps: int = 100, tol: float = 1e-12,
               gtol: float = 1e-8, device: str = "cpu", verbose: bool = False, check: bool = True,
-              c1: float = 1e-4, max_trials: int = 40):
+              c1: float = 1e-4, max_trials: int = 40, second_order: bool = True):
     """Minimise by Newton steps on each block of `blocks` (names or lists of names) in turn.
 
     Stops after a sweep in which every block had max|g| <= gtol and lambda^2/2 <= tol
     (status 0), after `sweeps` sweeps (status 1), or when a block's line search fails
-    (status 2). The result is `minimize`'s, with `convexity` by block and one history
-    entry per block step (`Iteration.block` names the block)."""
+    (status 2); the joint point is then examined (see the module; `second_order`):
+    status 4 for a joint saddle it could not leave, 5 for no minimiser. The result is
+    `minimize`'s, with `convexity` by block and one history entry per block step
+    (`Iteration.block` names the block; "escape" a step away from a joint saddle)."""
     blocks = [(b,) if isinstance(b, str) else tuple(b) for b in blocks]
     if not (isinstance(sweeps, int) and sweeps >= 0):
         raise SolverError(f"sweeps must be a whole number >= 0, got {sweeps!r}")
@@ -37,18 +47,16 @@ def alternate(problem, blocks, x0=None, data=None, sweeps: int = 100, tol: float
     state = dict(joint.x0)
     objs = [_block(problem, data or {}, state, b, xp) for b in blocks]
     convexity = {",".join(b): (convexity_of(o.task)[0] if check else "not checked") for b, o in zip(blocks, objs)}
-    opts = Options(gtol=gtol, tol=tol, c1=c1, max_trials=max_trials, sign=joint.sign, verbose=verbose)
+    opts = Options(gtol=gtol, tol=tol, c1=c1, max_trials=max_trials, sign=joint.sign, verbose=verbose,
+                   second_order=bool(second_order))
     start = time.perf_counter()
-    status, history = _sweeps(objs, blocks, state, sweeps, opts, verbose)
     final = Objective(joint, xp)
+    status, message, history = _solve(objs, blocks, state, sweeps, opts, final)
     f, g = final.value_grad(final.pack(state))
     jac = {n: joint.sign * to_host(a) for n, a in final.unpack(g).items()}
-    messages = {0: "converged: every block has max|g| <= gtol and lambda^2/2 <= tol",
-                1: "stopped: the sweep limit was reached before convergence",
-                2: "stopped: a block's line search found no decrease"}
     return optimize_result(x={n: to_host(a) for n, a in state.items()}, fun=joint.sign * f, jac=jac,
                           nit=len(history), status=status, success=status == 0,
-                          message=messages[status], history=history, convexity=convexity,
+                          message=message, history=history, convexity=convexity,
                           warning=_warning(convexity), method="block-newton", device=device,
                           time_s=time.perf_counter() - start, sweeps=_count(history, len(blocks)))
 
@@ -71,10 +79,36 @@ def _block(problem, data: dict, state: dict, block: tuple, xp) -> Objective:
     return Objective(task, xp)
 
 
-def _sweeps(objs, blocks, state, sweeps: int, opts: Options, verbose: bool):
+MESSAGES = {0: "converged: every block has max|g| <= gtol and lambda^2/2 <= tol",
+            1: "stopped: the sweep limit was reached before convergence",
+            2: "stopped: a block's line search found no decrease"}
+
+
+def _solve(objs, blocks, state, sweeps: int, opts: Options, joint: Objective):
+    """(status, message, history): sweeps until they stop, the joint point examined
+    there, and sweeps again after each step away from a joint saddle."""
     clock, history = Clock(), []
-    if verbose:
+    if opts.verbose:
         print(HEADER)
+    start = joint.pack(state)
+    for escapes in range(MAX_ESCAPES + 1):
+        status = _sweeps(objs, blocks, state, sweeps - _count(history, len(blocks)), opts, clock, history)
+        z = joint.pack(state)
+        f, g = joint.value_grad(z)
+        verdict = certify.examine(joint, z, f, g, None, opts, start, (z - start,), status)
+        if verdict.point is None or escapes == MAX_ESCAPES or _count(history, len(blocks)) >= sweeps:
+            if verdict.status == status:
+                return status, MESSAGES[status], history
+            return verdict.status, verdict.message, history
+        it = Iteration(len(history), opts.sign * f, max_abs(joint, g), block="escape", step=verdict.t,
+                       trials=verdict.trials, fallbacks=[verdict.note])
+        history.append(it)
+        close(it, clock, opts)
+        state.update(joint.unpack(verdict.point))
+    raise AssertionError("unreachable: the last examination returns")
+
+
+def _sweeps(objs, blocks, state, sweeps: int, opts: Options, clock: Clock, history: list) -> int:
     kept = None
     for _ in range(sweeps):
         done = True
@@ -86,11 +120,11 @@ def _sweeps(objs, blocks, state, sweeps: int, opts: Options, verbose: bool):
             history.append(it)
             close(it, clock, opts)
             if status == 2:
-                return 2, history
+                return 2
             done = done and status == 0
         if done:
-            return 0, history
-    return 1, history
+            return 0
+    return 1
 
 
 def _step(obj, state: dict, opts: Options, clock: Clock, k: int, kept=None):
@@ -150,4 +184,6 @@ def _warning(convexity: dict) -> str | None:
 
 
 def _count(history, per_sweep: int) -> int:
-    return math.ceil(len(history) / per_sweep) if per_sweep else 0
+    """Sweeps begun: block steps over blocks per sweep (steps away from a saddle not counted)."""
+    steps = sum(1 for it in history if it.block != "escape")
+    return math.ceil(steps / per_sweep) if per_sweep else 0

@@ -26,7 +26,7 @@ MAX_ITER = {"newton": 100, "newton-cg": 200, "lbfgs": 2000, "gd": 20000}
 def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol: float = 1e-12,
              max_iter: int | None = None, callback=None, verbose: bool = False, data=None, *,
              gtol: float = 1e-8, check: bool = True, c1: float = 1e-4, max_trials: int = 40,
-             memory: int = 10) -> OptimizeResult:
+             memory: int = 10, second_order: bool = True) -> OptimizeResult:
     """Minimise (or maximise) the objective of `problem` over its free variables.
 
     problem: a parsed problem (`convexcheck.load_problem`), a .tc path, problem text, or a
@@ -40,11 +40,18 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
     Stops when max|g| <= gtol and, for Newton methods, lambda^2/2 <= tol.
     check: run convexcheck first; when the problem is not proven convex the result has a
       `warning` that the point found may be only local.
+    second_order: where the method would stop, unless the objective is proven convex,
+      check that the point is a local minimum (the Hessian's lowest eigenvalue, see
+      `solvers.certify`): from a saddle or a maximum the solve steps along a direction of
+      negative curvature and goes on. Either way the objective is probed along the
+      direction of travel: one that keeps falling there has no minimiser (status 5).
 
     Returns an OptimizeResult: x and jac as dicts of NumPy arrays by variable name, fun
     (the objective as written: maximised values for maximize), nit, nfev, njev, nhev,
-    status (0 converged, 1 iteration limit, 2 line search failed, 3 callback), success,
-    message, convexity, warning, method, device, and history: one `Iteration` per iterate.
+    status (0 converged, 1 iteration limit, 2 line search failed, 3 callback, 4 a
+    stationary point that is not a local minimum, 5 no minimiser: the objective falls
+    without bound or towards an infimum it does not attain), success (status 0), message,
+    convexity, warning, method, device, and history: one `Iteration` per iterate.
     """
     if method not in METHODS:
         raise SolverError(f"method {method!r} is not one of {', '.join(METHODS)}")
@@ -54,7 +61,7 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
     convexity, warning = convexity_of(task) if check else ("not checked", None)
     xp = array_module(device)
     obj = Objective(task, xp)
-    opts.sign = task.sign
+    opts.sign, opts.second_order, opts.convex = task.sign, bool(second_order), convexity == "convex"
     chosen = _method(method, gtol, tol, memory)
     start = time.perf_counter()
     out = run(obj, chosen, obj.pack(task.x0), opts)

@@ -22,6 +22,9 @@ class LBFGS(GradientMethod):
         self.pairs = deque(maxlen=memory)
         self.notes: list[str] = []
 
+    def restart(self) -> None:
+        self.pairs.clear()
+
     def update(self, s, y):
         sy = float(s @ y)
         if sy > 1e-12 * math.sqrt(float(s @ s) * float(y @ y)):
@@ -60,6 +63,9 @@ class GradientDescent(GradientMethod):
     name, newton = "gradient", False
 
     def __init__(self):
+        self.bb = None
+
+    def restart(self) -> None:
         self.bb = None
 
     def update(self, s, y):

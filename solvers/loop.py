@@ -1,6 +1,9 @@
 """The iteration every method shares: evaluate, ask the method for a direction, test for
 convergence, search along the direction (falling back to the negative gradient when the
-search fails), record the iteration, repeat.
+search fails), record the iteration, repeat. Where it would stop (converged, the
+iteration limit, a failed search), `certify.examine` checks that the point is a minimum
+and that the objective has one: from a saddle the iteration continues along a direction of negative
+curvature; what it cannot leave, or an objective that falls without bound, is reported.
 
 A method is a `Method`: see its docstring for what the loop asks of it.
 """
@@ -9,6 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from . import certify
 from .data import SolverError
 from .history import HEADER, Clock, Iteration, optimize_result, row
 from .linesearch import backtrack
@@ -18,7 +22,8 @@ MESSAGES = {
     1: "stopped: the iteration limit was reached before convergence",
     2: "stopped: the line search found no decrease along the direction nor the negative gradient",
     3: "stopped by the callback",
-}
+}                    # 4 (not a local minimum) and 5 (no minimiser): `certify` words them
+MAX_ESCAPES = 10     # steps away from saddle points in one solve
 
 
 @dataclass
@@ -36,8 +41,10 @@ class Method:
     (extra is the Hessian for Newton; `last` marks the iterate at the iteration limit,
     where no step follows); `direction(obj, z, f, g, extra, clock)` gives a `Direction`.
     The defaults: `trial` evaluates a line-search trial point by value, `update(s, y)`
-    (learning from an accepted step s and the gradient change y) does nothing, and the
-    line search first tries the step 1."""
+    (learning from an accepted step s and the gradient change y) does nothing, the
+    line search first tries the step 1, `restart()` (after a step away from a saddle)
+    forgets nothing, and `hessian(obj, z, extra)` is None: the second-order check at
+    the end uses Hessian-vector products."""
 
     name, newton = "method", False
 
@@ -46,6 +53,12 @@ class Method:
 
     def update(self, s, y) -> None:
         pass
+
+    def restart(self) -> None:
+        pass
+
+    def hessian(self, obj, z, extra):
+        return None
 
     def first_step(self, d, g) -> float:
         return 1.0
@@ -66,6 +79,8 @@ class Options:
     verbose: bool = False
     callback: object = None
     sign: float = 1.0
+    second_order: bool = True     # check the point found is a minimum (see `certify`)
+    convex: bool = False          # proven convex: every stationary point is a minimum
 
 
 @dataclass
@@ -82,6 +97,7 @@ def run(obj, method, z, opts: Options) -> Outcome:
     """Iterate `method` from z until convergence, the limit, a failed search or the callback."""
     clock, history = Clock(), []
     s_prev = g_prev = None
+    start, escapes = z, 0
     if opts.verbose:
         print(HEADER)
     for k in range(opts.max_iter + 1):
@@ -92,9 +108,17 @@ def run(obj, method, z, opts: Options) -> Outcome:
         it = Iteration(k, opts.sign * f, max_abs(obj, g))
         history.append(it)
         status, d, d_point = iterate(obj, method, z, f, g, extra, it, opts, clock, k)
+        message = _message(status, method) if status is not None else None
+        if status in (0, 1, 2):
+            with clock("eval"):
+                verdict = certify.examine(obj, z, f, g, lambda: method.hessian(obj, z, extra), opts,
+                                          start, (s_prev, z - start), status)
+            leave = verdict.point is not None and k < opts.max_iter and escapes < MAX_ESCAPES
+            escapes += leave
+            status, message, d, d_point = _follow(method, it, verdict, status, message, leave)
         if status is not None:
             close(it, clock, opts)
-            return Outcome(z, f, g, status, _message(status, method), history)
+            return Outcome(z, f, g, status, message, history)
         s_prev, g_prev, z = it.step * d, g, d_point
         close(it, clock, opts)
         if _callback(opts, obj, z, it):
@@ -106,6 +130,22 @@ def run(obj, method, z, opts: Options) -> Outcome:
             close(it, clock, opts)
             return Outcome(z, f, g, 3, MESSAGES[3], history)
     raise AssertionError("unreachable: the last iteration returns")
+
+
+def _follow(method, it: Iteration, verdict, status: int, message: str, leave: bool):
+    """(status, message, direction, point) after `certify.examine`: status None and the
+    step away from a saddle when `leave` (recorded on `it`; the method starts afresh),
+    else the verdict's status and message where they differ from the method's."""
+    if leave:
+        method.restart()
+        it.step = verdict.t
+        it.trials.extend(verdict.trials)
+        it.fallbacks.append(verdict.note)
+        return None, None, verdict.d, verdict.point
+    if verdict.status != status:
+        it.fallbacks.append(verdict.message)
+        return verdict.status, verdict.message, None, None
+    return status, message, None, None
 
 
 def iterate(obj, method, z, f, g, extra, it: Iteration, opts: Options, clock, k: int):

@@ -51,6 +51,15 @@ class Newton(Method):
             return kept
         return obj.value_grad_hess(z)
 
+    def restart(self) -> None:
+        """After a step away from a saddle: the next iterate builds its own Hessian."""
+        self.last, self.before = None, math.inf
+
+    def hessian(self, obj, z, extra):
+        """The Hessian at z: the one evaluated there, else (a stop near the solution
+        evaluates none) built now."""
+        return obj.value_grad_hess(z)[2] if extra is None or isinstance(extra, float) else extra
+
     def _near(self) -> bool:
         return self.last is not None and (self.last[1] <= math.sqrt(self.tol)
                                           or self.last[1] <= 0.05 * self.before < math.inf)

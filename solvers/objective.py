@@ -67,11 +67,13 @@ class Objective:
         return all(in_bounds(v.attributes, parts[v.name]) for v in self.bounded)
 
     # ------------------------------------------------------------------ evaluations
-    def value(self, z) -> float:
+    def value(self, z, overflow: bool = False) -> float:
+        """f(z), inf outside the domain; with `overflow`, -inf where f overflows downwards."""
         if not self.inside(z):
             return math.inf
         self.counts["nfev"] += 1
-        return _finite(self._call("value", z)[0])
+        f = float(self._call("value", z)[0])
+        return f if overflow and f == -math.inf else _finite(f)
 
     def value_grad(self, z):
         f, *grads = self._call("grad", z)

@@ -1,0 +1,279 @@
+"""What a solve checks before it reports success, and where it goes instead.
+
+max|g| <= gtol says that a point is stationary, not that it is a minimum, nor that the
+objective has one. Where a method would stop, `examine` looks further:
+
+1. Second order (skipped when convexcheck proved the objective convex: then every
+   stationary point is a global minimum). The lowest eigenvalue of the Hessian: by
+   Cholesky, then `eigh`, of the Hessian Newton builds; from Hessian-vector products for
+   the other methods: the whole spectrum from n products up to `SMALL` variables, else a
+   budgeted LOBPCG (`scipy.sparse.linalg.lobpcg`, a block Krylov method like Lanczos);
+   central differences of the gradient where no compiled product exists. An eigenvalue
+   below -NEGATIVE times the largest in magnitude is negative curvature: the point is a
+   saddle or a maximum. One within FLAT of zero leaves the question to higher order: f
+   is probed along the eigenvector at two distances each way, and a fall beyond the
+   first-order term g.v t at both (x^3 at 0) shows the point is no minimum either.
+2. Escape. Along negative curvature (the sum of the eigenvectors of every negative
+   eigenvalue, so that one step leaves them all) the step t v is searched from the
+   point's scale down with the sufficient-decrease test f(z + t v) <= f + c1 (t g.v +
+   t^2 v.H.v / 2) of negative-curvature Newton methods (More and Sorensen); a probe's
+   lower point is taken as it is. The caller continues from there; where it cannot (no iteration left, or
+   the escape failed), the point is reported: status 4, not a local minimum.
+3. No minimiser. Along the direction of travel (the last step, and the way from the
+   start) f is evaluated at distances from 1/1024 to 16 times the point's scale
+   max(1, |z|, |z - z0|) (infinity norms): if it falls strictly at every one, the point
+   is not a minimum of anything nearby and f falls without bound or towards an infimum it
+   never attains (exp(x) as x -> -inf, -x): status 5. At a minimum the first distances
+   that pass it already rise, so this costs an evaluation or two.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .device import to_host
+from .linalg import Blocks, cholesky
+
+NEGATIVE = 1e-8      # an eigenvalue below -NEGATIVE * scale is negative curvature
+FLAT = 1e-6          # one below FLAT * scale is decided by probing f at higher order
+SMALL = 64           # up to this many variables, the Hessian from n Hessian-vector products
+ITERATIONS = 40      # LOBPCG iterations (one Hessian-vector product each) beyond that
+PROBES = (1e-2, 1e-1)                         # higher-order probes, in units of the scale
+RAY = tuple(4.0 ** k for k in range(-5, 3))   # distances of the no-minimiser test
+EPS = float(np.finfo(float).eps)
+
+
+@dataclass
+class Curvature:
+    """The lowest eigenvalue, the largest magnitude, and (unless the Hessian is positive
+    definite, when it is None) a unit direction of the lowest curvature found, as a
+    device array (see `_spectrum`)."""
+
+    lowest: float
+    scale: float
+    vector: object = None
+    along: float = math.nan      # the Rayleigh quotient of `vector`
+    how: str = "eigh"
+
+
+@dataclass
+class Verdict:
+    """status 0 (a minimum as far as checked), 4 (not a local minimum) or 5 (no
+    minimiser), with the `message` of a stop there; `point`: a lower point to continue
+    from instead (the step t along `d`, the trials, and a `note` saying why), or None."""
+
+    status: int
+    message: str = ""
+    note: str = ""
+    point: object = None
+    d: object = None
+    t: float = 0.0
+    trials: list = field(default_factory=list)
+
+
+def examine(obj, z, f: float, g, hessian, opts, start, travel, stopped: int) -> Verdict:
+    """The verdict at a point z where a method stopped with `stopped` (0, 1 or 2), having
+    started at `start`. `hessian`: the Hessian (dense or Blocks), a function giving it,
+    or None (Hessian-vector products). `travel`: directions the iterates moved along
+    (None entries ignored)."""
+    words = _words(opts.sign)
+    if stopped == 0 and opts.second_order and not opts.convex and obj.n:
+        verdict = _second_order(obj, z, f, g, hessian, opts, start, words)
+        if verdict is not None:
+            return verdict
+    ray = no_minimiser(obj, z, f, [d for d in travel if d is not None], start)
+    if ray is not None:
+        far, distance = ray
+        return Verdict(5, f"stopped: no {words['min']}imiser: the objective keeps {words['falling']} "
+                          f"along the direction of travel, from {opts.sign * f:.6g} at the point found to "
+                          f"{opts.sign * far:.6g} at distance {distance:.3g} from it; it is unbounded "
+                          f"{words['below']} or its {words['inf']} is not attained")
+    return Verdict(stopped)
+
+
+def _second_order(obj, z, f, g, hessian, opts, start, words) -> Verdict | None:
+    cur = curvature(obj, z, hessian() if callable(hessian) else hessian)
+    if cur is None or cur.vector is None or cur.lowest > FLAT * cur.scale:
+        return None
+    v = _downhill(obj, g, cur.vector)
+    T = scale(obj, z, start)
+    if cur.lowest < -NEGATIVE * cur.scale:
+        why = (f"a stationary point that is not a local {words['min']}imum: the Hessian's "
+               f"{words['lowest']} eigenvalue is {opts.sign * cur.lowest:.3g} ({cur.how})")
+        found = escape(obj, z, f, g, v, cur.along, T, opts)
+    else:
+        why = (f"a stationary point that is not a local {words['min']}imum: the objective "
+               f"{words['falls']} along a direction of zero curvature (eigenvalue "
+               f"{opts.sign * cur.lowest:.3g}, {cur.how}; a higher-order saddle)")
+        found = probe(obj, z, f, g, v, T)
+        if found is None:
+            return None
+    if found is None:
+        return Verdict(4, f"stopped at {why}; no step along that direction decreased f")
+    t, d, trials = found
+    return Verdict(4, f"stopped at {why}", f"left {why}: stepped {t:.3g} along that direction",
+                   z + t * d, d, t, trials)
+
+
+def curvature(obj, z, H) -> Curvature | None:
+    """The lowest curvature at z; None when it cannot be told (non-finite values)."""
+    xp = obj.xp
+    if H is not None:
+        return _blocks(xp, H) if isinstance(H, Blocks) else _dense(xp, H)
+    hvp = _products(obj, z)
+    if obj.n <= SMALL:
+        eye = xp.eye(obj.n)
+        H = xp.stack([hvp(eye[k]) for k in range(obj.n)], axis=1)
+        return _dense(xp, (H + H.T) / 2, "from Hessian-vector products")
+    return _lobpcg(obj, hvp)
+
+
+def _dense(xp, H, how: str = "") -> Curvature | None:
+    if not bool(xp.isfinite(H).all()):
+        return None
+    if cholesky(xp, H) is not None:
+        return Curvature(math.inf, math.inf, None, math.inf, "Cholesky")
+    w, V = xp.linalg.eigh(H)
+    return _spectrum(xp, w, V, lambda v: v, " ".join(["eigh", how]).strip())
+
+
+def _blocks(xp, H: Blocks) -> Curvature | None:
+    if not bool(xp.isfinite(H.blocks).all()):
+        return None
+    if cholesky(xp, H.blocks) is not None:
+        return Curvature(math.inf, math.inf, None, math.inf, "Cholesky of the blocks")
+    w, V = xp.linalg.eigh(H.blocks)
+    return _spectrum(xp, w, V, lambda v: H.join(xp, v), "eigh of the blocks")
+
+
+def _spectrum(xp, w, V, flat, how: str) -> Curvature:
+    """From eigenvalues w (..., R) and eigenvectors V (..., R, R), in blocks or not: with
+    negative curvature, the sum of the eigenvectors of every negative eigenvalue (each
+    with its largest entry positive), so that one step leaves all of them at once, its
+    Rayleigh quotient their mean; else the lowest eigenvector."""
+    lowest, scale = float(xp.min(w)), float(xp.max(xp.abs(w)))
+    take = w < -NEGATIVE * scale
+    if not bool(xp.any(take)):
+        take = xp.zeros(w.size, dtype=bool)
+        take[int(xp.argmin(w))] = True               # argmin of the flattened eigenvalues
+        take = take.reshape(w.shape)
+    big = xp.argmax(xp.abs(V), axis=-2)[..., None, :]
+    signs = xp.sign(xp.take_along_axis(V, big, axis=-2))[..., 0, :]
+    vector = flat(xp.sum(V * (signs * take)[..., None, :], axis=-1))
+    along = float(xp.sum(w * take)) / float(xp.sum(take))
+    return Curvature(lowest, scale, vector / float(xp.linalg.norm(vector)), along, how)
+
+
+def _lobpcg(obj, hvp) -> Curvature | None:
+    """The lowest Rayleigh quotient LOBPCG reaches in ITERATIONS iterations from a fixed
+    random start. Unlike ARPACK's Lanczos (`eigsh`), which at the minimum of a matrix
+    factorisation, where the lowest eigenvalues cluster at 0, needed some 900 products to
+    converge, it gives a usable answer within any budget: a Rayleigh quotient, so an upper
+    bound on the lowest eigenvalue, and a negative one proves negative curvature."""
+    from scipy.sparse.linalg import LinearOperator, lobpcg
+    n, xp = obj.n, obj.xp
+
+    def apply(v):
+        cols = v.reshape(n, -1)
+        return np.stack([to_host(hvp(xp.asarray(c))) for c in cols.T], axis=1).reshape(v.shape)
+
+    start = np.random.default_rng(0).standard_normal((n, 1))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")          # "did not reach the tolerance": a budget, not an error
+            w, V = lobpcg(LinearOperator((n, n), matvec=apply, matmat=apply, dtype=float), start,
+                          largest=False, maxiter=ITERATIONS, tol=1e-8)
+        typical = np.linalg.norm(apply(start[:, 0])) / np.linalg.norm(start)
+    except (np.linalg.LinAlgError, ValueError):
+        return None
+    if not (np.isfinite(w).all() and np.isfinite(typical)):
+        return None
+    lowest = float(w[0])
+    return Curvature(lowest, max(abs(lowest), float(typical)), xp.asarray(V[:, 0]), lowest, "LOBPCG")
+
+
+def _products(obj, z):
+    """v -> H v: the compiled product, else central differences of the gradient."""
+    from tensorcalc import TensorCalcError
+
+    from .data import SolverError
+    try:
+        obj.hvp(z, obj.xp.zeros(obj.n))
+        return lambda v: obj.hvp(z, v)
+    except (TensorCalcError, SolverError):
+        h = 1e-6 * max(1.0, float(obj.xp.max(obj.xp.abs(z))))
+        return lambda v: (obj.value_grad(z + h * v)[1] - obj.value_grad(z - h * v)[1]) / (2 * h)
+
+
+def _downhill(obj, g, v):
+    """v of unit length, with g.v <= 0 (its largest entry positive when g.v = 0)."""
+    xp = obj.xp
+    v = v / float(xp.linalg.norm(v))
+    slope = float(g @ v)
+    if slope > 0 or (slope == 0 and float(v[int(xp.argmax(xp.abs(v)))]) < 0):
+        v = -v
+    return v
+
+
+def scale(obj, z, start) -> float:
+    """max(1, |z|, |z - start|) in the infinity norm: the unit of distance of the probes."""
+    xp = obj.xp
+    return max(1.0, float(xp.max(xp.abs(z))), float(xp.max(xp.abs(z - start))))
+
+
+def escape(obj, z, f, g, v, curve: float, T: float, opts):
+    """(t, v, trials) for the largest t = T / 2^k meeting the negative-curvature
+    sufficient-decrease test (k < opts.max_trials; `curve` = v.H v < 0), or None."""
+    slope, trials, t = float(g @ v), [], T
+    for _ in range(opts.max_trials):
+        ft = obj.value(z + t * v)
+        trials.append((t, ft))
+        if ft < f and ft <= f + opts.c1 * (t * slope + 0.5 * t * t * curve):
+            return t, v, trials
+        t /= 2
+    return None
+
+
+def probe(obj, z, f, g, v, T: float):
+    """(t, d, trials) with d = +-v where f falls beyond its first-order term g.d t at
+    both t/2 and t (a higher-order saddle), or None."""
+    for unit in PROBES:
+        t = unit * T
+        for d in (v, -v):
+            near, far = obj.value(z + 0.5 * t * d), obj.value(z + t * d)
+            margin = 8 * EPS * max(abs(f), abs(near), abs(far)) + abs(0.5 * t * float(g @ d))
+            if near < f - margin and far < near - margin:
+                return t, d, [(0.5 * t, near), (t, far)]
+    return None
+
+
+def no_minimiser(obj, z, f: float, directions, start):
+    """(f at the farthest probe, its distance) when f falls strictly at every distance of
+    RAY along one of `directions`; else None."""
+    xp = obj.xp
+    T = scale(obj, z, start)
+    for d in directions:
+        size = float(xp.max(xp.abs(d))) if obj.n else 0.0
+        if not size > 0:
+            continue
+        last = f
+        for r in RAY:
+            ft = obj.value(z + (r * T / size) * d, overflow=True)
+            if not ft < last - 8 * EPS * abs(last):
+                break
+            last = ft
+            if ft == -math.inf:
+                return last, r * T
+        else:
+            return last, RAY[-1] * T
+    return None
+
+
+def _words(sign: float) -> dict[str, str]:
+    keys = ("min", "falling", "falls", "below", "inf", "lowest")
+    if sign > 0:
+        return dict(zip(keys, ("min", "decreasing", "decreases", "below", "infimum", "lowest")))
+    return dict(zip(keys, ("max", "increasing", "increases", "above", "supremum", "highest")))
