@@ -17,6 +17,7 @@ import itertools
 import math
 import sys
 from collections import Counter
+from fractions import Fraction
 from typing import Callable, NamedTuple
 
 from . import affine, dag
@@ -193,16 +194,23 @@ def canonical(factors: list[Factor], k: int) -> tuple[Factor, ...]:
 def collect(monomials: list[Monomial]) -> list[Monomial]:
     """Like monomials (equal canonical factors) add their coefficients; zeros go. The sums are
     correctly rounded (math.fsum), so a coefficient keeps the sign of the exact sum and is
-    dropped only where that sum is zero; a sum beyond the float range raises TooLarge."""
+    dropped only where that sum is zero; like monomials whose sum is beyond the float range
+    stay apart."""
     parts: dict[tuple, list[float]] = {}
     for m in monomials:
         if m.coef != 0.0:
             parts.setdefault(m.factors, []).append(m.coef)
+    return [Monomial(c, f) for f, coefs in parts.items() for c in _added(coefs) if c != 0.0]
+
+
+def _added(coefs: list[float]) -> list[float]:
     try:
-        total = {f: (c[0] if len(c) == 1 else math.fsum(c)) for f, c in parts.items()}
-    except OverflowError as err:
-        raise TooLarge(f"a coefficient sum leaves the float range ({err})") from None
-    return [Monomial(c, f) for f, c in total.items() if c != 0.0]
+        return [coefs[0] if len(coefs) == 1 else math.fsum(coefs)]
+    except OverflowError:               # fsum overflows in between: the exact sum may not
+        try:
+            return [float(sum(map(Fraction, coefs)))]
+        except OverflowError:
+            return coefs
 
 
 def close_sums(m: Monomial, k: int) -> Monomial:

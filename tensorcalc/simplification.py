@@ -19,6 +19,7 @@ products over sums, and written back as contractions.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
@@ -273,14 +274,12 @@ def _sum(addends: list[Expr], axes: tuple) -> Expr:
 def _collect(terms: list[Monomial], k: int) -> list[Monomial]:
     """Add like terms, then terms that differ from a group's first term in one factor,
     the same factor for the whole group."""
-    exact: dict[tuple, Monomial] = {}
+    exact: dict[tuple, list[Monomial]] = {}
     for t in (t for t in terms if t.coef != 0.0):
-        key = _key(t, k, None)
-        old = exact.get(key)
-        exact[key] = t if old is None else Monomial(old.coef + t.coef, old.factors)
+        exact.setdefault(_key(t, k, None), []).append(t)
     keys: dict[tuple, tuple[_Group, int]] = {}
     groups: list[_Group] = []
-    for t in (t for t in exact.values() if t.coef != 0.0):
+    for t in (t for like in exact.values() for t in _added(like) if t.coef != 0.0):
         positions = range(len(t.factors)) if len(t.factors) > 1 else ()  # a skeleton, not nothing
         for p in positions:
             group, q = keys.get(_key(t, k, p), (None, None))
@@ -294,6 +293,12 @@ def _collect(terms: list[Monomial], k: int) -> list[Monomial]:
             for q in positions:
                 keys.setdefault(_key(t, k, q), (group, q))
     return [g.combined() for g in groups]
+
+
+def _added(like: list[Monomial]) -> list[Monomial]:
+    """Like terms as one, or apart where the sum of their coefficients overflows."""
+    total = sum(t.coef for t in like)
+    return [Monomial(total, like[0].factors)] if math.isfinite(total) else like
 
 
 class _Group:

@@ -10,7 +10,7 @@ import tensorcalc as tc
 from convexcheck.certificate import certify
 from convexcheck.signs import Signs
 from tensorcalc import dag
-from tensorcalc.algebra import Expander, Factor, Monomial, fold, normal, ones
+from tensorcalc.algebra import Expander, Factor, Monomial, collect, fold, normal, ones
 
 ORDERS = {"x": 1, "y": 1, "A": 2, "s": 0}
 RNG = np.random.default_rng(7)
@@ -93,6 +93,17 @@ def test_underflowing_constants_are_not_read_as_zero(objective):
     x = dag.var("x", ())
     expr = tc.parse_expr(objective, {"x": 0})
     assert not certify(expr, [x], {}).convex
+
+
+def test_like_terms_whose_sum_overflows_stay_apart():
+    """1e308 x^2 + 1e308 x^2: the coefficient 2e308 is not a float, so the two terms stay two
+    (the simplifier refused the problem with "constant inf is not a finite number")."""
+    big = [Monomial(1e308, ()), Monomial(1e308, ())]
+    assert collect(big) == big and collect(big + [Monomial(-1e308, ())]) == [Monomial(1e308, ())]
+    report = convexcheck.analyze("variable x\nminimize 1e308*x^2 + 1e308*x^2", samples=3)
+    assert report.objective.convex.status == "proven"
+    e = tc.simplify(tc.parse_expr("1e308 * x + 1e308 * x", {"x": 0}))
+    assert tc.evaluate(e, {"x": np.array(1e-300)}) == pytest.approx(2e8)
 
 
 def test_simplify_keeps_an_underflowing_product_of_constants():
