@@ -224,7 +224,7 @@ def _half(coef: float, split: _Split, attributes) -> Half | None:
     own: dict = {}                            # the weight's own summed letters: f, f+1, ...
     letter = (lambda c: fmap[c] if c in fmap else own.setdefault(c, f + len(own)))  # noqa: E731
     weight = [Factor(g.node, tuple(map(letter, g.letters)), g.power) for g in split.weight]
-    return Half(a, b, Monomial(coef, canonical(weight, f)), f, sign, False)
+    return Half(a, b, Monomial(coef, canonical(weight, f)), f, sign)
 
 
 def _group(factors: list[Factor]) -> tuple[Kernel, ...]:

@@ -50,14 +50,13 @@ class Right:
 
 class Half(NamedTuple):
     """The monomial as w(F) * <u, K u>: `key` names (u, K) up to renaming; `weight` is w on
-    letters 0..f-1; `sign` is +1/-1 for a PSD/NSD kernel; `scalar` when u is one number per F."""
+    letters 0..f-1; `sign` is +1/-1 for a PSD/NSD kernel."""
 
     key: ScalarKey | PairKey
     other: ScalarKey | PairKey   # the other half's key (== key when the monomial is a square)
     weight: Monomial
     f: int
     sign: int
-    scalar: bool
 
 
 def split(m: Monomial, directions: frozenset, attributes: dict[str, Attributes],
@@ -105,7 +104,7 @@ def _scalar_half(a, b, weight: list[Factor], coef: float, order: dict) -> Half:
     """Half of the scalar form: a = (direction, extra factors), b likewise, on F = `order`."""
     ka, kb = (_scalar_key(d, extra, order) for d, extra in (a, b))
     ka, kb = sorted((ka, kb), key=_scalar_order)
-    return Half(ka, kb, _renamed(coef, weight, order), len(order), 1, True)
+    return Half(ka, kb, _renamed(coef, weight, order), len(order), 1)
 
 
 def _scalar_key(d: Factor, extra, order: dict) -> ScalarKey:
@@ -148,7 +147,7 @@ def _lifted_square(d: Factor, rest: list[Factor], coef: float, order: dict, lift
     key = _scalar_key(d, halved, order)
     if key not in lifts:
         return None
-    return Half(key, key, _renamed(coef, [g for g in rest if g not in extra], order), len(order), 1, True)
+    return Half(key, key, _renamed(coef, [g for g in rest if g not in extra], order), len(order), 1)
 
 
 def _renamed(coef: float, factors: list[Factor], order: dict) -> Monomial:
@@ -228,8 +227,7 @@ def _half(coef, d1, sigma: dict, partner: dict, rest: list[Factor], attributes) 
     order = {c: k for k, c in enumerate(fixed)}
     key = _key([Factor(f.node, tuple(Right(sigma[c]) if c not in order and side.get(c) == "R" else c
                                      for c in f.letters), f.power) for f in half + kernel], order)
-    return Half(key, key, _renamed(coef, weight, order), len(order), sign, not any(
-        sigma.get(c, c) != c for f in half for c in f.letters))
+    return Half(key, key, _renamed(coef, weight, order), len(order), sign)
 
 
 def _key(factors: list[Factor], order: dict) -> PairKey:

@@ -75,19 +75,16 @@ class Signs:
         explicit stack, so a rule's reads of its operands are cache hits at any depth."""
         for n in pending(node, self.memo):
             self.memo[n] = ANY                      # a guard against cycles through partners
-            self.memo[n] = self._with_facts(n)
+            iv = self._node(n)
+            if n in self.facts:
+                iv = meet(iv, self.facts[n])
+            elif isinstance(n, (Sum, Product)) and self.facts:
+                iv = meet(iv, self._fact_of_value(n))
+            for other in self.partners.get(n, ()):
+                if self.node(other).nonneg and _nz(self.node(other)):   # a * other > 0, other > 0
+                    iv = meet(iv, POSITIVE)
+            self.memo[n] = iv
         return self.memo[node]
-
-    def _with_facts(self, node: Expr) -> Interval:
-        iv = self._node(node)
-        if node in self.facts:
-            iv = meet(iv, self.facts[node])
-        elif isinstance(node, (Sum, Product)) and self.facts:
-            iv = meet(iv, self._fact_of_value(node))
-        for other in self.partners.get(node, ()):
-            if self.node(other).nonneg and _nz(self.node(other)):   # a * other > 0, other > 0
-                iv = meet(iv, POSITIVE)
-        return iv
 
     def _fact_of_value(self, node: Expr) -> Interval:
         """A domain fact about a different node with the same expansion (the Hessian writes
