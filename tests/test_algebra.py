@@ -67,20 +67,21 @@ def test_relabelling_keeps_a_diagonal_and_renames_a_summed_letter():
     assert m == Monomial(1.0, (Factor(d, (0, 1)),))                # a diagonal embedding stays
 
 
-@pytest.mark.parametrize("a, b, p, folded", [(2.0, 3.0, 1.0, 6.0), (1.0, 2.0, 2000.0, None), (1e-200, 1e-200, 1.0, None),
-                                             (1.0, 0.5, 3000.0, None), (-1.0, 2.0, 3.0, -8.0), (5.0, 0.0, 2.0, 0.0)])
+@pytest.mark.parametrize("a, b, p, folded", [
+    (2.0, 3.0, 1.0, 6.0), (1.0, 2.0, 2000.0, None), (-1.0, 2.0, 3.0, -8.0),
+    (1e-200, 1e-200, 1.0, None), (1.0, 0.5, 3000.0, None), (5.0, 0.0, 2.0, 0.0)])
 def test_fold_refuses_what_leaves_the_float_range(a, b, p, folded):
     assert fold(a, b, p) == folded
 
 
-@pytest.mark.parametrize("objective", ["(2*p)^2000 + x^2", "exp((2*p)^2000 * x)", "log((2*p)^2000 + x)",
-                                       "((2*p)^2000 + 1) * x^2", "(2*p)^2000 * x^2 - (2*p)^2000 * x^2"])
-def test_huge_powers_of_parameters_give_a_verdict(objective):
-    """(2 p)^2000 overflows a float: it stays a factor of its own (issue 14), no OverflowError."""
+@pytest.mark.parametrize("objective, side", [
+    ("(2*p)^2000 + x^2", "convex"), ("exp((2*p)^2000 * x)", "convex"), ("log((2*p)^2000 + x)", "concave"),
+    ("((2*p)^2000 + 1) * x^2", "convex"), ("(2*p)^2000 * x^2 - (2*p)^2000 * x^2", "concave")])
+def test_huge_powers_of_parameters_give_a_verdict(objective, side):
+    """(2 p)^2000 overflows a float: it stays a factor of its own (issue 14: an OverflowError
+    from the expansion's power rule), and the curvature is still proven."""
     report = convexcheck.analyze(f"parameter p\nvariable x\nminimize {objective}", samples=3)
-    assert report.objective.convex.status in ("proven", "unknown", "disproved")
-    if objective.startswith("((2*p)^2000 + 1)"):
-        assert report.objective.convex.status == "proven"
+    assert getattr(report.objective, side).status == "proven", report.objective
 
 
 @pytest.mark.parametrize("objective", ["-(1e-200*x) * (1e-200*x)", "-(0.5^3000) * x^2", "-exp(-1000) * x^2",
