@@ -41,7 +41,7 @@ NONPOS = Interval(-math.inf, 0.0)
 
 WEIGHT = "__w"
 FRESH = "__t"
-HESSIAN_ERRORS = (tc.TensorCalcError, ArithmeticError, ValueError, KeyError, RecursionError)
+HESSIAN_ERRORS = (tc.TensorCalcError, ArithmeticError, ValueError, KeyError)
 
 
 @dataclass

@@ -19,8 +19,8 @@ from tensorcalc.dag import Const, Elementwise, Expr, Gather, Power, Product, Sum
 
 from . import atoms
 from .atoms import CONSTANT, CONVEX, Curvature
-from .intervals import excludes_zero
-from .signs import Interval, Signs, add, meet, scale
+from .intervals import Interval, add, excludes_zero, meet, scale
+from .signs import Signs
 
 WHY_LIMIT = 160
 

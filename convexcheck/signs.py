@@ -21,7 +21,7 @@ from tensorcalc.algebra import (Expander, Factor, Monomial, TooLarge, canonical,
 from tensorcalc.dag import Axis, Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var, Gather, topo
 
 from .intervals import (ANY, HALF_PI, INF, NONNEG, PI, POSITIVE, Interval, add, exp, log, meet, mul, odd_bounded,
-                        point, power, recip, scale)
+                        point, power, recip)
 from .intervals import excludes_zero as _nz
 from .model import Attributes
 
