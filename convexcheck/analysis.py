@@ -35,7 +35,9 @@ def analyze(problem: Problem | str | os.PathLike, samples: int = 20, seed: int =
     sampling deterministic; `dims` sets named dimension lengths used for sampling. `data`
     gives parameters fixed values (arrays by name; they must satisfy the declared
     attributes, which is all a proof uses): witnesses are then sought at those values,
-    and named dimensions take the lengths the arrays have."""
+    and named dimensions take the lengths the arrays have. A Dask array is read for its
+    dtype and shape only, never computed: the verdict rests on the declared attributes
+    (the solvers check them on the workers), and sampling draws values of its own."""
     if not isinstance(problem, Problem):
         problem = load_problem(problem)
     fixed = check_data(problem, data or {})
@@ -70,17 +72,14 @@ def check_data(problem: Problem, data) -> dict[str, np.ndarray]:
         if decl is None or decl.kind != "parameter":
             raise tc.TensorCalcError(f"data[{name!r}]: the problem has no parameter {name!r} "
                                      f"(parameters: {', '.join(problem.parameters) or 'none'})")
+        if type(value).__module__.split(".")[0] == "dask":
+            _check_form(name, decl, value)                 # dtype and shape: nothing computed
+            continue
         try:
             array = np.asarray(value)
         except (TypeError, ValueError):
             raise tc.TensorCalcError(f"data[{name!r}] is not an array of numbers") from None
-        problem_text = not_real(array.dtype, f"data[{name!r}]")
-        if problem_text:
-            raise tc.TensorCalcError(problem_text)
-        array = array.astype(float)
-        if array.ndim != len(decl.dims) or any(isinstance(d, int) and d != n for d, n in zip(decl.dims, array.shape)):
-            raise tc.TensorCalcError(f"data[{name!r}] has shape {array.shape}; {name!r} is declared "
-                                     f"with dimensions [{', '.join(map(str, decl.dims))}]")
+        array = _check_form(name, decl, array).astype(float)
         if not np.isfinite(array).all():
             raise tc.TensorCalcError(f"data[{name!r}] has NaN or infinite entries")
         if not satisfies(decl.attributes, array):
@@ -88,6 +87,17 @@ def check_data(problem: Problem, data) -> dict[str, np.ndarray]:
                                      f"({decl.attributes.describe()})")
         fixed[name] = array
     return fixed
+
+
+def _check_form(name: str, decl, array):
+    """`array` when its dtype holds real numbers and its shape fits the declaration."""
+    problem_text = not_real(np.dtype(array.dtype), f"data[{name!r}]")
+    if problem_text:
+        raise tc.TensorCalcError(problem_text)
+    if array.ndim != len(decl.dims) or any(isinstance(d, int) and d != n for d, n in zip(decl.dims, array.shape)):
+        raise tc.TensorCalcError(f"data[{name!r}] has shape {array.shape}; {name!r} is declared "
+                                 f"with dimensions [{', '.join(map(str, decl.dims))}]")
+    return array
 
 
 def _data_dims(problem: Problem, fixed: dict[str, np.ndarray]) -> dict[str, int]:

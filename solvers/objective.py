@@ -24,6 +24,7 @@ from convexcheck.values import in_bounds
 
 from .data import SolverError, Task
 from .device import to_device
+from .distributed import computed, is_dask, kept, placed
 from .linalg import Blocks
 from .hoist import hoist
 from .structure import block_form
@@ -38,7 +39,8 @@ class Objective:
         self.names = tuple(v.name for v in self.free)
         self.offsets = _offsets([v.size for v in self.free])
         self.n = self.offsets[-1]
-        self.fixed = {name: to_device(xp, a) for name, a in task.fixed.items()}
+        self.fixed = {name: placed(xp, name, a) if is_dask(a) else to_device(xp, a)
+                      for name, a in task.fixed.items()}
         self.bounded = [v for v in self.free if v.attributes.lower is not None
                         or v.attributes.upper is not None]
         self.counts = {"nfev": 0, "njev": 0, "nhev": 0}
@@ -99,7 +101,7 @@ class Objective:
         program, _, invariants = _program(self.task.expr, self.names, kind)
         try:
             hoisted = {name: self._invariant(e, z) for name, e in invariants.items()}
-            return program(self._values(z, {**hoisted, **(extra or {})}))
+            return computed(program(self._values(z, {**hoisted, **(extra or {})})))
         except ShapeError as exc:
             raise SolverError(f"{exc}; for large variables use method='newton-cg' or 'lbfgs', "
                               f"which never build the Hessian") from None
@@ -107,7 +109,7 @@ class Objective:
     def _invariant(self, expr: Expr, z):
         """The value of a hoisted subexpression, computed once per fixed data."""
         if expr not in self._invariants:
-            self._invariants[expr] = _compiled(expr)(self._values(z))
+            self._invariants[expr] = kept(_compiled(expr)(self._values(z)))
         return self._invariants[expr]
 
     def _flat(self, parts):

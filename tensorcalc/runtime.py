@@ -17,8 +17,11 @@ from .minors import EXACT, adjugate
 
 def array_module(values: Mapping[str, Any]):
     """The array module of the arguments, the one place a backend is chosen: CuPy for
-    CuPy arrays, the Array-API namespace of arrays that have one (JAX, NumPy >= 2),
-    else NumPy."""
+    CuPy arrays, `chunked` (Dask for Dask arrays, NumPy for the rest) when one is a Dask
+    array, the Array-API namespace of arrays that have one (JAX, NumPy >= 2), else NumPy."""
+    if any(_is_dask(value) for value in values.values()):
+        from . import chunked                        # imports Dask, present since a Dask array is
+        return chunked.module(values)
     for value in values.values():
         if type(value).__module__.split(".")[0] == "cupy":
             return sys.modules["cupy"]
@@ -26,6 +29,16 @@ def array_module(values: Mapping[str, Any]):
         if namespace is not None and not isinstance(value, np.ndarray):
             return namespace()
     return np
+
+
+def _is_dask(value) -> bool:
+    return type(value).__module__.split(".")[0] == "dask"
+
+
+def narrowed(xp, *arrays):
+    """The module for `arrays`: a mixed module (`chunked`) is NumPy for NumPy arrays."""
+    of = getattr(xp, "of", None)
+    return of(*arrays) if of is not None else xp
 
 
 def out(xp, value, shape, copy: bool):
@@ -39,6 +52,7 @@ def embed(xp, value, shape, out: str, letters: str, pairs: tuple[tuple[str, str]
     """value[letters] times delta(carried, free) for each pair, as an array over `out`:
     zeros with `value` written on a diagonal, as a closed form writes the per-row blocks
     of a block-diagonal Hessian. Other array modules contract with identity matrices."""
+    xp = narrowed(xp, value)
     if xp is not np:
         sizes = dict(zip(letters, value.shape))
         eyes = [xp.eye(sizes[a]) for a, _ in pairs]
@@ -63,7 +77,11 @@ def weigh(xp, host, weight, host_letters: str, weight_letters: str):
 def gram(xp, x, d, axis: int):
     """x^T diag(d) x (axis 0 summed) or x diag(d) x^T (axis 1). With NumPy and weights of
     one sign, as the sqrt(d)-scaled Gram matrix b^T b, which BLAS computes as a symmetric
-    rank-k update (syrk) at half the cost of a general product; otherwise as one."""
+    rank-k update (syrk) at half the cost of a general product; otherwise as one, or as
+    the array module's own `gram` where it has one (Dask: one syrk per chunk)."""
+    xp = narrowed(xp, x, d)
+    if hasattr(xp, "gram"):
+        return xp.gram(x, d, axis)
     if xp is np:
         sign = 1.0 if bool((d >= 0).all()) else -1.0 if bool((d <= 0).all()) else 0.0
         if sign:
@@ -78,7 +96,11 @@ def special(fn: str, xp, a):
     """det, inv, adj, or an exact node of `minors` (the derivative of adj). adj and the
     exact nodes run the same SVD-based code on every array module (exact at singular
     matrices; never det * inv); det and inv are NumPy's through `evaluation` (a singular
-    inv is a DomainError), other modules' own linalg."""
+    inv is a DomainError), other modules' own linalg; a Dask array (a small reduced
+    matrix) as NumPy's in one task."""
+    xp = narrowed(xp, a)
+    if hasattr(xp, "whole"):
+        return xp.whole(lambda b: special(fn, np, b), a)
     if fn in EXACT:
         return EXACT[fn](a, xp)
     if fn == "adj":
@@ -91,7 +113,9 @@ def special(fn: str, xp, a):
 class Contraction:
     """One einsum equation; its contraction path is computed once per shape signature.
     Letters that occur once in the inputs and not in the output are summed out of their
-    operand first: 'ij,kl->li' is two row sums and an outer product, not an n^4 loop."""
+    operand first: 'ij,kl->li' is two row sums and an outer product, not an n^4 loop.
+    With a Dask operand every pairwise step of the path is Dask's (per-chunk contractions,
+    tree-summed over a chunked index), whatever the type of the first operand."""
 
     def __init__(self, equation: str):
         inputs, out = equation.split("->")
@@ -108,4 +132,4 @@ class Contraction:
         if expression is None:
             expression = opt_einsum.contract_expression(self.equation, *shapes, optimize="auto")
             self.cache[shapes] = expression
-        return expression(*arrays)
+        return expression(*arrays, backend="dask" if any(map(_is_dask, arrays)) else "auto")

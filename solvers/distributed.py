@@ -1,0 +1,135 @@
+"""Data given as Dask arrays: a solve whose rows are chunked over a cluster.
+
+Data arrays (X, y, weights) may be Dask arrays chunked by rows; the variables being
+optimised stay NumPy arrays on the client. Nothing here gathers a chunk:
+
+- `lazy(value, where)` is what `data.prepare` keeps instead of a NumPy copy: the array
+  as float64, its dtype and shape checked, nothing computed.
+- `prepared(arrays, declarations)`, once per solve: with a `dask.distributed` client
+  whose workers have room for them (half their memory limits together), the arrays are
+  persisted on the workers, and every later evaluation reads the persisted chunks;
+  without such room (or without a distributed client) evaluations stream the data from
+  its source (files, `da.random`) each time. Then one `dask.compute` checks what
+  `prepare` checks of NumPy data (finite entries, declared bounds) as reductions.
+- `computed(outputs)`: the outputs of one compiled call (f, g and H, or H v) in one
+  `dask.compute`. The compiled functions (`tensorcalc.chunked`) contract each chunk and
+  tree-sum the results on the workers, so only those reduced arrays reach the client,
+  where the small Newton system is solved.
+- `kept(value)`: a hoisted invariant (a part of the objective that reads only data): a
+  reduced one (one block, X^T X) is computed once, a chunked one (-y) persisted beside
+  the data when they are persisted.
+
+Dask is imported only when a Dask array is seen; `pip install 'convexcheck[dask]'`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from convexcheck.values import in_bounds
+
+from .data import SolverError, check_real
+
+REDUCED_BYTES = 1 << 26        # a hoisted invariant this small, in one block, comes to the client
+ROOM = 0.5                     # the share of the workers' memory persisted data may take
+
+
+def is_dask(value) -> bool:
+    """Whether `value` is a Dask array (by its type's module: Dask need not be imported)."""
+    return type(value).__module__.split(".")[0] == "dask"
+
+
+def lazy(value, where: str):
+    """`value` (a Dask array) as float64, checked without computing: real dtype, known
+    chunk sizes."""
+    if not hasattr(value, "chunks"):
+        raise SolverError(f"{where} is a Dask {type(value).__name__}, not a Dask array: pass "
+                          f"dask.array data (for a DataFrame, df.to_dask_array(lengths=True))")
+    check_real(np.dtype(value.dtype), where)
+    if any(np.isnan(length) for length in value.shape):
+        raise SolverError(f"{where} has unknown chunk sizes (shape {value.shape}): call "
+                          f"{where.split('[')[0]}.compute_chunk_sizes() or build it with known lengths")
+    return value.astype(np.float64)
+
+
+def prepared(arrays: dict, declarations: dict) -> dict:
+    """`arrays` with the Dask ones persisted where they fit (see the module docstring) and
+    checked in one computation: finite entries, declared bounds; SolverError naming the
+    array and the fix otherwise. NumPy arrays pass through."""
+    names = [n for n, a in arrays.items() if is_dask(a)]
+    if not names:
+        return arrays
+    import dask
+    for name in names:
+        if declarations[name].attributes.is_symmetric:
+            raise SolverError(f"data[{name!r}] is declared {declarations[name].attributes.describe()}: "
+                              f"pass it as a NumPy array (its symmetry and eigenvalues are checked "
+                              f"whole); Dask arrays are for data chunked by rows")
+    arrays = dict(arrays)
+    if fits(sum(arrays[n].nbytes for n in names)):
+        arrays.update(zip(names, dask.persist(*(arrays[n] for n in names))))
+    _check(arrays, names, declarations)
+    return arrays
+
+
+def _check(arrays: dict, names: list[str], declarations: dict) -> None:
+    import dask
+    import dask.array as da
+    tests = {}
+    for name in names:
+        a, attributes = arrays[name], declarations[name].attributes
+        tests[name] = (da.count_nonzero(~da.isfinite(a)), a.min(), a.max()) \
+            if attributes.lower is not None or attributes.upper is not None else \
+            (da.count_nonzero(~da.isfinite(a)),)
+    results = dask.compute(tests)[0]
+    for name in names:
+        bad, *extremes = results[name]
+        if bad:
+            raise SolverError(f"data[{name!r}] has {int(bad)} entries that are NaN or infinite: "
+                              f"clean or impute the data first")
+        attributes = declarations[name].attributes
+        if extremes and not (in_bounds(attributes, np.asarray(extremes))):
+            raise SolverError(f"parameter {name!r} is declared {attributes.describe()} but has "
+                              f"entries outside (min {extremes[0]:g}, max {extremes[1]:g})")
+
+
+def fits(nbytes: int) -> bool:
+    """Whether a distributed client is active and its workers' memory limits together,
+    times ROOM, hold `nbytes` (a worker without a limit counts as room enough)."""
+    client = _client()
+    if client is None:
+        return False
+    limits = [w.get("memory_limit") or 0 for w in client.scheduler_info()["workers"].values()]
+    return bool(limits) and (0 in limits or nbytes <= ROOM * sum(limits))
+
+
+def _client():
+    try:
+        from distributed import default_client
+        return default_client()
+    except (ImportError, ValueError):         # no distributed, or no client started
+        return None
+
+
+def placed(xp, name: str, array):
+    """A data array as the objective keeps it: a Dask array as it is (CPU only)."""
+    if xp is not np:
+        raise SolverError(f"data[{name!r}] is a Dask array: solve with device='cpu' (the chunks "
+                          f"are NumPy arrays on the workers)")
+    return array
+
+
+def computed(outputs):
+    """The outputs of one compiled call, every Dask one computed in one `dask.compute`."""
+    if not any(map(is_dask, outputs)):
+        return outputs
+    import dask
+    return dask.compute(*outputs)
+
+
+def kept(value):
+    """A hoisted invariant as the solve keeps it (see the module docstring)."""
+    if not is_dask(value):
+        return value
+    if all(k == 1 for k in value.numblocks) and value.nbytes <= REDUCED_BYTES:
+        return value.compute()
+    return value.persist() if fits(value.nbytes) else value
