@@ -5,7 +5,8 @@ optimised stay NumPy arrays on the client. Nothing here gathers a chunk:
 
 - `lazy(value, where)` is what `data.prepare` keeps instead of a NumPy copy: the array
   as float64, its dtype and shape checked, nothing computed.
-- `prepared(arrays, declarations)`, once per solve: with a `dask.distributed` client
+- `prepared(arrays, declarations)`, once per solve: axes of one named dimension are given
+  the same chunks (the largest array's); with a `dask.distributed` client
   whose workers have room for them (half their memory limits together), the arrays are
   persisted on the workers, and every later evaluation reads the persisted chunks;
   without such room (or without a distributed client) evaluations stream the data from
@@ -64,11 +65,27 @@ def prepared(arrays: dict, declarations: dict) -> dict:
             raise SolverError(f"data[{name!r}] is declared {declarations[name].attributes.describe()}: "
                               f"pass it as a NumPy array (its symmetry and eigenvalues are checked "
                               f"whole); Dask arrays are for data chunked by rows")
-    arrays = dict(arrays)
+    arrays = {**arrays, **_aligned({n: arrays[n] for n in names}, declarations)}
     if fits(sum(arrays[n].nbytes for n in names)):
         arrays.update(zip(names, dask.persist(*(arrays[n] for n in names))))
     _check(arrays, names, declarations)
     return arrays
+
+
+def _aligned(arrays: dict, declarations: dict) -> dict:
+    """The arrays rechunked so that axes of one named dimension share the chunks of the
+    largest array along it (else every evaluation would rechunk them to meet)."""
+    chunks: dict[str, tuple[int, ...]] = {}
+    for name in sorted(arrays, key=lambda n: -arrays[n].nbytes):
+        for dim, axis_chunks in zip(declarations[name].dims, arrays[name].chunks):
+            if isinstance(dim, str):
+                chunks.setdefault(dim, axis_chunks)
+    out = {}
+    for name, a in arrays.items():
+        wanted = tuple(chunks.get(dim, c) if isinstance(dim, str) else c
+                       for dim, c in zip(declarations[name].dims, a.chunks))
+        out[name] = a if wanted == a.chunks else a.rechunk(wanted)
+    return out
 
 
 def _check(arrays: dict, names: list[str], declarations: dict) -> None:
