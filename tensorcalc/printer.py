@@ -147,8 +147,20 @@ def _order_in_text(expr: Expr) -> bool:
     return known[expr]
 
 
-def to_text(expr: Expr, limit: int | None = None) -> str:
-    """The expression as input-language text. With `limit`, long texts are abbreviated."""
+NOTATIONS = ("einsum", "matrix", "latex")
+
+
+def to_text(expr: Expr, notation: str = "einsum", limit: int | None = None) -> str:
+    """The expression as text: `einsum`, the thesis' index notation (fully parenthesised);
+    `matrix`, matrix notation where the order is at most 2 (`A' * x + A * x`), shared parts
+    named in `let` lines, index notation for the rest; `latex`, the same as LaTeX math.
+    Both `einsum` and `matrix` text parse back with `parse_expr`. With `limit`, a longer
+    text is abbreviated to a note of its length."""
+    if notation not in NOTATIONS:
+        raise TensorCalcError(f"notation {notation!r} is unknown: use one of {', '.join(NOTATIONS)}")
+    if notation != "einsum":
+        from .matrixprint import to_matrix_text
+        return to_matrix_text(expr, notation, limit, MAX_TEXT)
     length = text_length(expr)
     if limit is not None and length > limit:
         return f"<{length:,} characters, {dag.count_nodes(expr)} nodes>"
