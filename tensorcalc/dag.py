@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import weakref
+from functools import lru_cache
 from typing import Iterable, NamedTuple
 
 from .errors import TensorCalcError
@@ -223,13 +224,11 @@ def product(a: Expr, b: Expr, spec) -> Expr:
 def contraction(operands: tuple[Expr, ...], spec) -> Expr:
     """The multi-operand product C[out] = sum over the other letters of prod_k X_k[s_k]."""
     operands, spec = tuple(operands), canonical_spec(_as_spec(spec))
-    _check_spec(spec, operands)
+    axes = _product_axes(spec, tuple(x.axes for x in operands))
     if len(operands) == 2:
         for one, other, s in ((1, 0, spec.inputs[0]), (0, 1, spec.inputs[1])):
             if _is_one(operands[one]) and s == spec.out:
                 return operands[other]
-    letter_axis = dict(zip("".join(spec.inputs), (ax for x in operands for ax in x.axes)))
-    axes = tuple(letter_axis[c] for c in spec.out)
     return _intern(Product, (spec,), operands, axes)
 
 
@@ -316,8 +315,10 @@ def _as_spec(spec) -> Spec:
     return Spec(tuple(inputs), out)
 
 
+@lru_cache(maxsize=1 << 14)
 def canonical_spec(spec: Spec) -> Spec:
-    """Rename letters in order of first appearance (inputs, then out) to LETTERS."""
+    """Rename letters in order of first appearance (inputs, then out) to LETTERS.
+    (Cached: every product built goes through here, and programs use few distinct specs.)"""
     rename: dict[str, str] = {}
     for c in "".join(spec.inputs) + spec.out:
         if c not in rename:
@@ -328,25 +329,29 @@ def canonical_spec(spec: Spec) -> Spec:
                 "".join(rename[c] for c in spec.out))
 
 
-def _check_spec(spec: Spec, operands: tuple[Expr, ...]) -> None:
-    if len(spec.inputs) != len(operands) or len(operands) < 2:
+@lru_cache(maxsize=1 << 14)
+def _product_axes(spec: Spec, operand_axes: tuple[tuple[Axis, ...], ...]) -> tuple[Axis, ...]:
+    """The axes of the product *(spec) of operands with these axes, after checking that the
+    spec fits them (cached: it depends on nothing else)."""
+    if len(spec.inputs) != len(operand_axes) or len(operand_axes) < 2:
         raise TensorCalcError(f"product *({spec}) has {len(spec.inputs)} index strings for "
-                              f"{len(operands)} operands (at least 2)")
-    for k, (s, x) in enumerate(zip(spec.inputs, operands)):
-        if len(s) != x.order:
-            side = {0: "left", 1: "right"}.get(k, f"operand {k}") if len(operands) == 2 else f"operand {k}"
+                              f"{len(operand_axes)} operands (at least 2)")
+    for k, (s, axes) in enumerate(zip(spec.inputs, operand_axes)):
+        if len(s) != len(axes):
+            side = {0: "left", 1: "right"}.get(k, f"operand {k}") if len(operand_axes) == 2 else f"operand {k}"
             raise TensorCalcError(f"product *({spec}): the {side} index string {s!r} has "
-                                  f"{len(s)} letters but the {side} operand has order {x.order}")
+                                  f"{len(s)} letters but the {side} operand has order {len(axes)}")
     if len(set(spec.out)) != len(spec.out):
         raise TensorCalcError(f"product *({spec}): an output index appears twice")
     missing = set(spec.out) - set("".join(spec.inputs))
     if missing:
         raise TensorCalcError(f"product *({spec}): output index {sorted(missing)[0]!r} appears in no input")
     seen: dict[str, Axis] = {}
-    for s, x in zip(spec.inputs, operands):
-        for c, ax in zip(s, x.axes):
+    for s, axes in zip(spec.inputs, operand_axes):
+        for c, ax in zip(s, axes):
             if seen.setdefault(c, ax) != ax:
                 raise TensorCalcError(f"product *({spec}): index {c!r} binds axes {seen[c]} and {ax}")
+    return tuple(seen[c] for c in spec.out)
 
 
 def _fmt(axes: tuple) -> str:
@@ -356,20 +361,34 @@ def _fmt(axes: tuple) -> str:
 # ----------------------------------------------------------------------------- traversal
 
 def topo(*roots: Expr) -> list[Expr]:
-    """All nodes reachable from `roots`, children before parents; iterative, each node once."""
+    """All nodes reachable from `roots`, children before parents; iterative, each node once.
+
+    The order is that of a recursive depth-first walk (roots, then each node's children,
+    left to right). A node is marked when first reached (in a DAG a marked node is never
+    an unfinished ancestor), and the walk keeps only nodes and child positions on its
+    stacks: no per-node allocation, which on graphs of a million nodes would wake the
+    garbage collector to scan them all, again and again."""
     order: list[Expr] = []
-    done: set[Expr] = set()
-    stack: list[tuple[Expr, bool]] = [(r, False) for r in reversed(roots)]
-    while stack:
-        node, expanded = stack.pop()
-        if node in done:
+    seen: set[Expr] = set()
+    for root in roots:
+        if root in seen:
             continue
-        if expanded:
-            done.add(node)
-            order.append(node)
-            continue
-        stack.append((node, True))
-        stack.extend((c, False) for c in reversed(node.args) if c not in done)
+        seen.add(root)
+        nodes, positions = [root], [0]
+        while nodes:
+            node, k = nodes[-1], positions[-1]
+            args = node.args
+            while k < len(args) and args[k] in seen:
+                k += 1
+            if k < len(args):
+                positions[-1] = k + 1
+                seen.add(args[k])
+                nodes.append(args[k])
+                positions.append(0)
+            else:
+                nodes.pop()
+                positions.pop()
+                order.append(node)
     return order
 
 

@@ -12,13 +12,17 @@ in both a and b becomes exp(b * log(a)) (table 3.1).
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from . import affine, dag
+from .collector import pausing
 from .dag import LETTERS, Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
 from .errors import TensorCalcError
 from .minors import adj_derivative
 from .simplification import simplify as simplified
 
 
+@pausing                                         # many nodes, no cycles: see `collector`
 def derivative(expr: Expr, wrt: str | Var, order: int = 1, simplify: bool = True) -> Expr:
     """d^order expr / d wrt^order; `wrt` a variable name in `expr` or a Var node.
 
@@ -59,7 +63,7 @@ def _reverse(expr: Expr, x: Var) -> Expr:
         return dag.const(0.0, expr.axes + x.axes)
     root_axes = expr.axes
     pending: dict[Expr, list[Expr]] = {expr: [dag.delta(expr.order, root_axes + root_axes)]}
-    for node in reversed(dag.topo(expr)):
+    for node in reversed(depends):
         if node not in pending:
             continue
         pullback = dag.add_all(pending.pop(node))
@@ -73,28 +77,29 @@ def _reverse(expr: Expr, x: Var) -> Expr:
 
 # ---------------------------------------------------------------------------- preparation
 
-def prepare(expr: Expr, x: Var) -> tuple[Expr, set[Expr]]:
+def prepare(expr: Expr, x: Var) -> tuple[Expr, dict[Expr, None]]:
     """Rewrite the part of `expr` that depends on x (sections 3.2.1, 4.6).
 
-    Returns the rewritten expression and the set of its nodes that depend on x.
+    Returns the rewritten expression and its nodes that depend on x (`depending`).
     """
     new: dict[Expr, Expr] = {}
     depends: set[Expr] = set()
     for node in dag.topo(expr):
         rebuilt = dag.rebuild(node, tuple(new[c] for c in node.args))
-        if node is x or any(c in depends for c in node.args):
+        if node is x or not depends.isdisjoint(node.args):
             depends.add(node)
             rebuilt = _rewrite(rebuilt, [c in depends for c in node.args])
         new[node] = rebuilt
     return new[expr], depending(new[expr], x)
 
 
-def depending(expr: Expr, x: Var) -> set[Expr]:
-    """The nodes of `expr` whose value depends on x."""
-    found: set[Expr] = set()
+def depending(expr: Expr, x: Var) -> dict[Expr, None]:
+    """The nodes of `expr` whose value depends on x, children before parents (a dict as an
+    ordered set: the reverse pass visits only these, in reverse)."""
+    found: dict[Expr, None] = {}
     for node in dag.topo(expr):
-        if node is x or any(c in found for c in node.args):
-            found.add(node)
+        if node is x or not found.keys().isdisjoint(node.args):
+            found[node] = None
     return found
 
 
@@ -124,7 +129,9 @@ def _explicit_sum(node: Product) -> Expr:
 
 # ---------------------------------------------------------------------------- index helpers
 
+@lru_cache(maxsize=1 << 12)
 def _fresh(count: int, used: str) -> str:
+    """The first `count` letters not in `used` (cached: a rule asks this for every node)."""
     free = [c for c in LETTERS if c not in used]
     if count > len(free):
         raise TensorCalcError(f"the derivative needs more than {len(LETTERS)} distinct indices in one product")

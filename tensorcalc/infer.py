@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from . import dag
+from .collector import pausing
 from .constants import ConstantValues
 from .dag import Axis, Expr
 from .diff import derivative
@@ -46,6 +47,7 @@ class Input:
         return derivative(self.expr, self.declared[self.wrt], order, simplify)
 
 
+@pausing                                         # see `collector`: nodes by the million, no cycles
 def parse(text: str) -> Input:
     """Parse the thesis input form, one line or a multi-line file with # comments."""
     syntax = read(text)
@@ -64,6 +66,7 @@ def parse(text: str) -> Input:
     return Input(expr, wrt.text if wrt else None, orders, declared)
 
 
+@pausing
 def parse_expr(text: str, orders: dict[str, int]) -> Expr:
     """Parse a bare expression whose variables have the given tensor orders."""
     syntax = read(text)
