@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 from conftest import examples
-from hypothesis import given, note, settings
+from hypothesis import assume, given, note, settings
 from hypothesis import strategies as st
 
 import tensorcalc as tc
@@ -44,8 +44,7 @@ def test_compiled_agrees_with_evaluate_on_random_expressions(text, order):
     names = sorted(tc.variables(e))
     d = tc.derivative(e, names[0], order=min(order, 1 if e.order + 3 > 5 else order)) if names else e
     note(f"{e}\n{d}")
-    if any(a.var == "" for n in dag.topo(d) for a in n.axes):
-        return
+    assume(not any(a.var == "" for n in dag.topo(d) for a in n.axes))    # free axes need explicit lengths
     _agree(d, tc.variables(e), sizes=(2, 3))
 
 

@@ -35,8 +35,7 @@ def expression_and_wrt(draw, depth=4):
 def test_derivative_matches_finite_differences(case):
     expr, wrt = case
     note(f"expression: {expr}\nwrt: {wrt}")
-    if wrt is None:
-        return
+    assume(wrt is not None)                    # an expression of constants has nothing to differentiate
     result = check_derivative(expr, wrt, **RANGE)
     note(str(result))
     assert result.error <= 1e-6
@@ -47,8 +46,7 @@ def test_derivative_matches_finite_differences(case):
 def test_second_derivative_matches_finite_differences(case):
     expr, wrt = case
     note(f"expression: {expr}\nwrt: {wrt}")
-    if wrt is None:
-        return
+    assume(wrt is not None)                    # an expression of constants has nothing to differentiate
     result = check_derivative(expr, wrt, order=2, **RANGE)
     assert result.error <= 1e-6
 
