@@ -1,3 +1,7 @@
-from .cli import main
+"""python -m convexcheck: the convexcheck command (assembled in convexcheck_cli)."""
 import sys
-sys.exit(main())
+
+from convexcheck_cli import convexcheck_main
+
+if __name__ == "__main__":
+    sys.exit(convexcheck_main())

@@ -1,7 +1,8 @@
-"""python -m tensorcalc: the tensorcalc command."""
+"""python -m tensorcalc: the tensorcalc command (assembled in convexcheck_cli, which
+gives it convexcheck's reader of problem files)."""
 import sys
 
-from .cli import main
+from convexcheck_cli import tensorcalc_main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(tensorcalc_main())

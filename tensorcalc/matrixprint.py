@@ -192,7 +192,7 @@ class Emitter:
     def __init__(self, plans: dict[Expr, Term], syntax: MatrixSyntax):
         self.plans, self.syntax = plans, syntax           # plans: terms by node
         self.pieces: dict[Expr, Piece] = {}
-        self.names: dict[Expr, str] = {}
+        self.names: dict[Expr, str] = {}                 # as the syntax writes them
 
     def wrap(self, p: Piece, level: int, family: str = "", side: str = "only") -> Piece:
         if _bare(p, level, family, side):
@@ -316,8 +316,8 @@ def render(expr: Expr, notation: str = "matrix") -> Piece:
         sized[node] = _sized(found.terms[node], sized)
         if node is not root and count[node] > 1 and p.length > NAME_AT and sized[node]:
             name = _fresh(len(lets) + 1, taken)
-            emitter.names[node] = name
-            lets.append(emitter.syntax.let(emitter.syntax.name(name), p))
+            emitter.names[node] = emitter.syntax.name(name)
+            lets.append(emitter.syntax.let(emitter.names[node], p))
     return emitter.syntax.program(lets, emitter.pieces[root])
 
 

@@ -10,7 +10,7 @@ import convexcheck
 import solvers
 import tensorcalc as tc
 from convexcheck import ProblemError
-from convexcheck.cli import main
+from convexcheck_cli import convexcheck_main as main
 from tensorcalc.indexnotation import element_derivatives, ranges
 
 DEMO = "f[i, j] = exp(-sum(k, 0, 4, (a[i, k] + b[j, k])^2 * c[i, i] + d[i + k]^3))"

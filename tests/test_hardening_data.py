@@ -14,7 +14,7 @@ import pytest
 
 import solvers
 from convexcheck import analyze
-from convexcheck.cli import main
+from convexcheck_cli import convexcheck_main as main
 from convexcheck.model import Attributes
 from convexcheck.values import MAX_ENTRIES, SizeError, sample_value
 from solvers.data import MAX_DATA_ENTRIES

@@ -13,7 +13,7 @@ import pytest
 
 import tensorcalc as tc
 from convexcheck import ProblemError, load_problem
-from convexcheck.cli import main as convexcheck_main
+from convexcheck_cli import convexcheck_main
 from tensorcalc import dag
 from tensorcalc import diff as diff_module
 from tensorcalc.cli import main as tensorcalc_main

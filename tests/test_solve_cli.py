@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from convexcheck.cli import main
+from convexcheck_cli import convexcheck_main as main
 
 LOGISTIC = "examples/logistic_regression.tc"
 
