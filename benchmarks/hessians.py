@@ -224,7 +224,7 @@ def plot(rows, path: pathlib.Path, device: str) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("# matplotlib not installed: no plot (pip install '.[bench]')", file=sys.stderr)
+        print("# matplotlib not installed: no plot (pip install '.[plot]')", file=sys.stderr)
         return
     problems = list(dict.fromkeys(r["problem"] for r in rows))
     fig, axes = plt.subplots(1, len(problems), figsize=(5 * len(problems), 4), squeeze=False)
@@ -266,6 +266,8 @@ def main(argv=None) -> int:
     parser.add_argument("--budget", type=float, default=2.0, help="seconds of repeated calls per timing")
     parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path(__file__).parent / "out")
     args = parser.parse_args(argv)
+    if importlib.util.find_spec("matplotlib") is None:             # say so before the run
+        print("# matplotlib is not installed: no plot at the end (pip install '.[plot]')", file=sys.stderr)
     xp = array_module(args.device)
     start = time.perf_counter()
     tc.parse("declare x 0 expression x")                 # builds the LALR tables, once per process

@@ -30,6 +30,7 @@ with --quick, smaller sizes for a smoke test, files under the temporary director
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import datetime
 import multiprocessing as mp
 import pathlib
@@ -308,7 +309,7 @@ def plot(cases: list[dict], path: pathlib.Path) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("# matplotlib not installed: no plot (pip install matplotlib)", file=sys.stderr)
+        print("# matplotlib not installed: no plot (pip install '.[plot]')", file=sys.stderr)
         return
     fig, axes = plt.subplots(1, len(cases), figsize=(6.5 * len(cases), 5.4), squeeze=False)
     for ax, case in zip(axes[0], cases):
@@ -365,6 +366,8 @@ def main(argv=None) -> int:
     parser.add_argument("--md", type=pathlib.Path, default=None, help="markdown output")
     parser.add_argument("--png", type=pathlib.Path, default=None, help="plot output")
     args = parser.parse_args(argv)
+    if importlib.util.find_spec("matplotlib") is None:             # say so before the run
+        print("# matplotlib is not installed: no plot at the end (pip install '.[plot]')", file=sys.stderr)
     where = pathlib.Path(tempfile.gettempdir()) / "RESULTS_solvers_quick" if args.quick else ROOT / "benchmarks" / "RESULTS_solvers"
     args.md = args.md or where.with_suffix(".md")
     args.png = args.png or where.with_suffix(".png")

@@ -12,6 +12,7 @@ fit_intercept=False), so both minimise the same function and their objectives co
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import pathlib
 import sys
 
@@ -74,7 +75,7 @@ def plot(result, best: float, path: str) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("matplotlib not installed: no plot (pip install matplotlib)")
+        print("matplotlib not installed: no plot (pip install '.[plot]')")
         return
     h = result.history
     gap = [max(it.f - best, 1e-17) for it in h]
@@ -104,6 +105,9 @@ def main(argv=None) -> int:
     parser.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
     parser.add_argument("--plot", metavar="FILE", help="save a convergence plot (needs matplotlib)")
     args = parser.parse_args(argv)
+    if args.plot and importlib.util.find_spec("matplotlib") is None:   # say so before the run
+        print("--plot needs matplotlib, which is not installed (pip install '.[plot]'): running without the plot")
+        args.plot = None
     X, y = breast_cancer() if args.data == "breast_cancer" else generated(args.m, args.n, args.seed)
     m, n = X.shape
     lam = 1.0 / m if args.lam is None else args.lam

@@ -17,6 +17,7 @@ on the held-out (unobserved) entries.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import pathlib
 import sys
 import time
@@ -94,7 +95,7 @@ def plot(runs: dict, path: str) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("matplotlib not installed: no plot (pip install matplotlib)")
+        print("matplotlib not installed: no plot (pip install '.[plot]')")
         return
     best = min(min(it.f for it in r.history) for r in runs.values())
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
@@ -129,6 +130,9 @@ def main(argv=None) -> int:
     parser.add_argument("--max-iter", type=int, default=200, help="iteration limit of (b)")
     parser.add_argument("--plot", metavar="FILE", help="save a convergence plot (needs matplotlib)")
     args = parser.parse_args(argv)
+    if args.plot and importlib.util.find_spec("matplotlib") is None:   # say so before the run
+        print("--plot needs matplotlib, which is not installed (pip install '.[plot]'): running without the plot")
+        args.plot = None
     Y, M = generate(args.m, args.n, args.rank, args.observed, args.noise, args.seed)
     fewest = int(min(M.sum(axis=0).min(), M.sum(axis=1).min()))
     print(f"{args.m} x {args.n}, rank {args.rank}, {M.mean():.1%} observed (fewest in a row or "

@@ -11,6 +11,7 @@ the condition number grows. Times are of a second call (the first compiles).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import pathlib
 import sys
 import time
@@ -67,7 +68,7 @@ def plot(results: dict, f_star: float, path: str) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("matplotlib not installed: no plot (pip install matplotlib)")
+        print("matplotlib not installed: no plot (pip install '.[plot]')")
         return
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     for method, r in results.items():
@@ -95,6 +96,9 @@ def main(argv=None) -> int:
     parser.add_argument("--gtol", type=float, default=1e-8)
     parser.add_argument("--plot", metavar="FILE", help="save a convergence plot (needs matplotlib)")
     args = parser.parse_args(argv)
+    if args.plot and importlib.util.find_spec("matplotlib") is None:   # say so before the run
+        print("--plot needs matplotlib, which is not installed (pip install '.[plot]'): running without the plot")
+        args.plot = None
     A, b = quadratic(args.n, args.cond, args.seed)
     np.linalg.solve(A, b)                                # warm-up (BLAS start-up)
     start = time.perf_counter()

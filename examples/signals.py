@@ -11,6 +11,7 @@ np.diff / np.convolve, independently of tensorcalc).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import pathlib
 import sys
 
@@ -51,6 +52,9 @@ def main(argv=None) -> int:
     ap.add_argument("--write-data", action="store_true", help="write examples/data/*.npz")
     ap.add_argument("--plot", metavar="FILE", help="save a plot of signals and restorations")
     args = ap.parse_args(argv)
+    if args.plot and importlib.util.find_spec("matplotlib") is None:   # say so before the run
+        print("--plot needs matplotlib, which is not installed (pip install '.[plot]'): running without the plot")
+        args.plot = None
     results = {}
     for name, d in make_data().items():
         data = {k: v for k, v in d.items() if k != "clean"}
