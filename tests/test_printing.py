@@ -76,3 +76,29 @@ def test_printing_a_huge_shared_dag_is_refused_clearly():
 def test_repr_is_short():
     e = tc.parse_expr("sin(x) + 1", {"x": 1})
     assert repr(e) == "<Sum order=1: sin(x) + 1>"
+
+
+@pytest.mark.parametrize("text, printed, same_node", [
+    ("a - b", "a - b", True),
+    ("a + -2", "a - 2", True),
+    ("-a", "-a", True),
+    ("(-a) ^ 2", "(-a) ^ 2", True),
+    ("-a ^ 2", "-(a ^ 2)", True),
+    ("a ^ -1", "a ^ (-1)", True),
+    ("a ^ b ^ 2", "a ^ (b ^ 2)", True),
+    ("a - (b - c)", "a - (b - c)", True),
+    ("(a / b) / c", "a / b / c", True),
+    ("a / (b * c)", "a / (b * c)", True),
+    ("a ^ 0.5", "sqrt(a)", True),
+    ("a * (b * c)", "a * b * c", False),       # products are associative: equal values
+    ("a * -b", "-(a * b)", False),
+    ("a - -b", "a + b", False),
+])
+def test_matrix_notation_of_scalars_reads_back(text, printed, same_node):
+    """Scalar text is the same in both notations, so today's parser reads it back."""
+    orders = {"a": 0, "b": 0, "c": 0}
+    e = tc.parse_expr(text, orders)
+    assert tc.to_text(e, "matrix") == printed
+    again = tc.parse_expr(printed, orders)
+    values = {"a": 1.5, "b": -0.75, "c": 2.25}
+    assert (again is e) == same_node and tc.evaluate(again, values) == pytest.approx(tc.evaluate(e, values))
