@@ -12,8 +12,8 @@ optimised stay NumPy arrays on the client. Nothing here gathers a chunk:
   without such room (or without a distributed client) evaluations stream the data from
   its source (files, `da.random`) each time. Then one `dask.compute` checks what
   `prepare` checks of NumPy data (finite entries, declared bounds) as reductions.
-- `computed(outputs)`: the outputs of one compiled call (f, g and H, or H v) in one
-  `dask.compute`. The compiled functions (`tensorcalc.chunked`) contract each chunk and
+- `evaluated(program, values)`: the outputs of one compiled call (f, g and H, or H v)
+  in one `dask.compute`. The compiled functions (`tensorcalc.chunked`) contract each chunk and
   tree-sum the results on the workers, so only those reduced arrays reach the client,
   where the small Newton system is solved.
 - `kept(value)`: a hoisted invariant (a part of the objective that reads only data): a
@@ -23,6 +23,8 @@ optimised stay NumPy arrays on the client. Nothing here gathers a chunk:
 Dask is imported only when a Dask array is seen; `pip install 'convexcheck[dask]'`.
 """
 from __future__ import annotations
+
+import uuid
 
 import numpy as np
 
@@ -135,12 +137,26 @@ def placed(xp, name: str, array):
     return array
 
 
-def computed(outputs):
-    """The outputs of one compiled call, every Dask one computed in one `dask.compute`."""
-    if not any(map(is_dask, outputs)):
-        return outputs
+def evaluated(program, values: dict):
+    """program(values), every Dask output computed in one `dask.compute`. The Dask inputs
+    are first renamed for this evaluation (an identity layer that graph optimisation
+    fuses away): the keys of one evaluation's tasks then never name the differently fused
+    tasks of another at the same point (a value after a Hessian), which the scheduler
+    warns "can cause failures and deadlocks" (dask/dask#9888)."""
+    if not any(map(is_dask, values.values())):
+        return program(values)
     import dask
-    return dask.compute(*outputs)
+    salt = uuid.uuid4().hex[:12]
+    values = {k: _renamed(v, salt) if is_dask(v) else v for k, v in values.items()}
+    return dask.compute(*program(values))
+
+
+def _renamed(a, salt: str):
+    return a.map_blocks(_same, name=f"evaluation-{salt}-{a.name}", dtype=a.dtype, meta=a._meta)
+
+
+def _same(block):
+    return block
 
 
 def kept(value):

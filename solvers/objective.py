@@ -24,7 +24,7 @@ from convexcheck.values import in_bounds
 
 from .data import SolverError, Task
 from .device import to_device
-from .distributed import computed, is_dask, kept, placed
+from .distributed import evaluated, is_dask, kept, placed
 from .linalg import Blocks
 from .hoist import hoist
 from .structure import block_form
@@ -101,7 +101,7 @@ class Objective:
         program, _, invariants = _program(self.task.expr, self.names, kind)
         try:
             hoisted = {name: self._invariant(e, z) for name, e in invariants.items()}
-            return computed(program(self._values(z, {**hoisted, **(extra or {})})))
+            return evaluated(program, self._values(z, {**hoisted, **(extra or {})}))
         except ShapeError as exc:
             raise SolverError(f"{exc}; for large variables use method='newton-cg' or 'lbfgs', "
                               f"which never build the Hessian") from None

@@ -100,6 +100,16 @@ class Chunked:
         return da.from_delayed(dask.delayed(fn)(a), shape, dtype=np.float64)
 
 
+SLAB_ENTRIES = 1 << 20      # rows of a chunk taken at a time by `_block_gram`: 8 MB of float64
+
+
 def _block_gram(x, d):
+    """x^T diag(d) x of one chunk, slab by slab of rows: the scaled copy each syrk reads
+    stays a few MB, reused, where one of the whole chunk (hundreds of MB, freshly mapped
+    at every evaluation) costs more in page faults than the product itself."""
     from .runtime import gram
-    return gram(np, x, d[:, 0], 0)[None]
+    step = max(1, SLAB_ENTRIES // max(1, x.shape[1]))
+    total = np.zeros((x.shape[1], x.shape[1]))
+    for k in range(0, x.shape[0], step):
+        total += gram(np, x[k:k + step], d[k:k + step, 0], 0)
+    return total[None]
