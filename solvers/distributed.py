@@ -139,8 +139,7 @@ def placed(xp, name: str, array):
 
 def evaluated(program, values: dict):
     """program(values), every Dask output computed in one `dask.compute`. The Dask inputs
-    are first renamed for this evaluation (an identity layer that graph optimisation
-    fuses away): the keys of one evaluation's tasks then never name the differently fused
+    are first renamed for this evaluation (one task per chunk handing the chunk on): the keys of one evaluation's tasks then never name the differently fused
     tasks of another at the same point (a value after a Hessian), which the scheduler
     warns "can cause failures and deadlocks" (dask/dask#9888)."""
     if not any(map(is_dask, values.values())):
