@@ -7,7 +7,8 @@ derivative blocks (N x N, exact extreme eigenpairs); `HessianOperator` compiles 
 pushforward of the gradient (Hessian-vector products, cost of a few gradients) and
 `lanczos` takes a bounded number of products. Once compiled (symbolically, nothing
 evaluated), `check_nodes` refuses code with an intermediate larger than
-`values.MAX_ENTRIES` entries at the sizes.
+`values.MAX_ENTRIES` entries at the sizes, and `work` estimates the operations one
+evaluation takes (what `sampling` can afford).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
+import opt_einsum
 import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
@@ -24,6 +26,7 @@ import threadpoolctl
 import tensorcalc
 from tensorcalc import dag
 from tensorcalc.dag import Axis, Product, Sum
+from tensorcalc.runtime import Contraction
 
 from .model import Problem
 from .values import MAX_ENTRIES, SizeError
@@ -109,6 +112,10 @@ class DenseHessian:
         if check:
             check(self.fn.exprs)
 
+    def work(self, cost, steps: int) -> float:
+        """Operations per point: `cost` of the compiled code, and the eigensolver's N^3."""
+        return cost(self.fn.exprs) + float(self.layout.reduced) ** 3
+
     def __call__(self, point) -> tuple[float, np.ndarray]:
         value, *blocks = self.fn(point)
         sizes = [int(np.prod(s)) for s in self.layout.shapes]
@@ -140,6 +147,11 @@ class HessianOperator:
         self.hvp = tensorcalc.compile(hvps)
         if check:
             check(self.point_part.exprs + self.hvp.exprs)
+
+    def work(self, cost, steps: int) -> float:
+        """Operations per point: the direction-free part once, `steps` products and the
+        Lanczos vector work (`steps`^2 N for the reorthogonalisation)."""
+        return cost(self.point_part.exprs) + steps * cost(self.hvp.exprs) + 4.0 * steps ** 2 * self.layout.size
 
     def __call__(self, point) -> tuple[float, scipy.sparse.linalg.LinearOperator]:
         at = self.point_part(point)
@@ -217,14 +229,39 @@ def check_nodes(exprs, problem: Problem, sizes, where: str) -> None:
     at `sizes` (axes of declared names; others count as length 1), before anything is
     evaluated. Check what is evaluated: a compiled function's (simplified) `exprs`;
     intermediates inside one multi-operand contraction are the planner's."""
-    shapes = {n: d.shape(sizes) for n, d in problem.declarations.items()}
-    length = lambda a: shapes[a.var][a.pos] if a.var in shapes and a.pos < len(shapes[a.var]) else 1  # noqa: E731
+    length = axis_length(problem, sizes)
     worst = max(dag.topo(*exprs), key=lambda node: math.prod(length(a) for a in node.axes))
     entries = math.prod(length(a) for a in worst.axes)
     if entries > MAX_ENTRIES:
         dims = " x ".join(str(length(a)) for a in worst.axes)
         raise SizeError(f"{where}: evaluating it needs an intermediate of {dims} = {entries:,} entries "
                         f"(limit {MAX_ENTRIES:,}): {str(worst)[:80]}; choose smaller --dim lengths")
+
+
+def axis_length(problem: Problem, sizes):
+    """The length of an Axis at `sizes`: of a declared name's axis, else 1."""
+    shapes = {n: d.shape(sizes) for n, d in problem.declarations.items()}
+    return lambda a: shapes[a.var][a.pos] if a.var in shapes and a.pos < len(shapes[a.var]) else 1
+
+
+def work(exprs, problem: Problem, sizes) -> float:
+    """Floating-point operations one evaluation of `exprs` at `sizes` takes, estimated node
+    by node before anything is evaluated: a contraction as the runtime does it (letters of
+    one operand alone summed first, then opt_einsum's plan, whose cost it counts), a matrix
+    function n^3, any other node one per entry."""
+    length, total = axis_length(problem, sizes), 0.0
+    for node in dag.topo(*exprs):
+        if isinstance(node, Product):
+            plan = Contraction(str(node.spec))
+            shapes = [tuple(length(a) for a in x.axes) for x in node.args]
+            total += sum(math.prod(shape) for shape, axes in zip(shapes, plan.sums) if axes)
+            kept = [tuple(n for k, n in enumerate(shape) if k not in axes) for shape, axes in zip(shapes, plan.sums)]
+            total += float(opt_einsum.contract_path(plan.equation, *kept, shapes=True)[1].opt_cost)
+        elif isinstance(node, dag.Special):
+            total += float(length(node.args[0].axes[0])) ** 3
+        else:
+            total += math.prod(length(a) for a in node.axes)
+    return total
 
 
 # ----------------------------------------------------------------------------- extreme eigenpairs

@@ -22,7 +22,7 @@ import scipy.sparse.linalg  # noqa: F401 (re-exported)
 import tensorcalc
 
 from .hessians import (DenseHessian, HessianOperator, Layout, check_nodes, extremes, lanczos,  # noqa: F401
-                       symmetric_basis, var_nodes)
+                       symmetric_basis, var_nodes, work)
 from .model import Problem
 from .values import SCALES, SizeError, check_sizes, sample_point, sample_value, satisfies  # noqa: F401
 
@@ -31,6 +31,7 @@ STEPS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)   # relative step sizes of the seco
 ATTEMPTS = 5                               # draws allowed per wanted valid sample
 DENSE_LIMIT = 300                          # more unknowns: Hessian-vector products and Lanczos
 LANCZOS_STEPS = 60                         # Hessian-vector products per point beyond DENSE_LIMIT
+WORK_LIMIT = 5e11       # floating-point operations of one search: about two minutes at a few GFLOP/s
 GUARD_TOLERANCE = 1e-6                     # relative curvature that contradicts a proof
 GUARD_FLOOR = 1e-9      # below this curvature scale, rounding noise of an affine function: only a verified witness counts
 NOISE = 1e3 * np.finfo(float).eps          # relative rounding error allowed per evaluation
@@ -163,12 +164,14 @@ def search(part_expr, problem: Problem, variables: list[str], *, samples: int = 
     """Look for points where the Hessian of `part_expr` over `variables` (jointly; all other
     names are sampled and held fixed) shows curvature disproving the kinds in `want`.
 
-    Up to `samples` valid points among at most ATTEMPTS * samples draws, deterministic in
-    `seed`; returns as soon as a verified witness of every wanted kind is found. Parameters
-    in `fixed` are held at those values instead of being sampled. `guard`: at least that
-    many points are examined (for the soundness guard of proven sides), and curvature of
-    either kind beyond GUARD_TOLERANCE of the scale seen is verified as a witness too."""
+    Up to `samples` valid points (fewer where WORK_LIMIT affords fewer, see `_affordable`)
+    among at most ATTEMPTS * samples draws, deterministic in `seed`; returns as soon as a
+    verified witness of every wanted kind is found. Parameters in `fixed` are held at
+    those values instead of being sampled. `guard`: at least that many points are
+    examined (for the soundness guard of proven sides), and curvature of either kind
+    beyond GUARD_TOLERANCE of the scale seen is verified as a witness too."""
     hessian, layout = _plan(part_expr, problem, variables, sizes, want, fixed)
+    samples = _affordable(hessian, part_expr, problem, sizes, samples, guard, variables)
     rng, tally = np.random.default_rng(seed), _Tally(set(want), guard=guard)
     with _bar(progress, samples) as bar:
         for k in range(ATTEMPTS * samples):
@@ -197,6 +200,22 @@ def _plan(expr, problem: Problem, variables: list[str], sizes, want, fixed):
             pass                                                   # the blocks are too large: products only
     taken = set(problem.declarations) | set(tensorcalc.variables(expr))
     return HessianOperator(expr, xs, layout, taken, check), layout
+
+
+def _affordable(hessian, expr, problem: Problem, sizes, samples: int, guard: int, variables) -> int:
+    """The number of points, at most `samples`, whose Hessians (and the second differences
+    that verify a witness, 2 len(STEPS) + 1 values per kind) fit in WORK_LIMIT operations,
+    estimated before anything is evaluated; SizeError naming the sizes if not even
+    max(guard, 1) points fit (the guard's points are what a proof's check needs)."""
+    cost = lambda exprs: work(exprs, problem, sizes)  # noqa: E731
+    per_point = hessian.work(cost, LANCZOS_STEPS) + (4 * len(STEPS) + 2) * cost([expr])
+    needed = max(guard, 1)
+    if needed * per_point > WORK_LIMIT:
+        dims = ", ".join(f"{k}={v}" for k, v in (sizes or {}).items())
+        raise SizeError(f"sampling the Hessian in {', '.join(variables)} at {dims or 'the default sizes'} "
+                        f"would take about {per_point:.1e} floating-point operations per point, {needed} "
+                        f"point(s) at least (limit {WORK_LIMIT:.0e} in all); choose smaller --dim lengths")
+    return min(samples, int(WORK_LIMIT // per_point))
 
 
 def _check_arguments(expr, problem: Problem, variables: list[str], want) -> None:

@@ -201,3 +201,47 @@ def test_log_sum_exp_at_n_100000_slow(capsys):
     assert report["problem"] == "convex"
     assert (report["objective"]["convex"], report["objective"]["concave"]) == ("proven", "disproved")
     assert len(report["objective"]["witness"]["point"]["x"]) == 100_000
+
+
+# ----------------------------------------------------------------------------- work planned before sampling
+
+def planned_work(text, sizes, names=("X",), products_only=False):
+    """Operations per point (or per Hessian-vector product) the plan estimates."""
+    problem = convexcheck.load_problem(text)
+    hessian, _ = sampling._plan(problem.objective.expr, problem, list(names), sizes, (), None)
+    if products_only:
+        return hessians.work(hessian.hvp.exprs, problem, sizes)
+    return hessian.work(lambda exprs: hessians.work(exprs, problem, sizes), sampling.LANCZOS_STEPS)
+
+
+def test_work_estimates_follow_the_runtime_contractions():
+    """A matrix product costs n^3 (twice n at n: 8 times the work); the Hessian-vector
+    product of sum(inv(X)) sums lone letters first ('ij,kl->li'), so it costs n^3 too, not n^4."""
+    product = "parameter A[n,n]\nvariable X[n,n]\nminimize sum((A *(ij,jk->ik) X)^2)"
+    inverse = "variable X[n,n] pd\nminimize sum(inv(X))"
+    for text in (product, inverse):
+        small, large = (planned_work(text, {"n": n}, products_only=True) for n in (40, 80))
+        assert 6 <= large / small <= 8.5, (text, small, large)
+
+
+def test_sampling_refuses_by_name_what_it_cannot_do_in_reasonable_time(monkeypatch, capsys):
+    """Factors of 5000 x 50: 1.6e12 operations per point (the run took minutes before)."""
+    monkeypatch.setattr(hessians.HessianOperator, "__call__", lambda *a: pytest.fail("a Hessian was evaluated"))
+    args = ["analyze", "examples/matrix_factorisation.tc", "--dim", "m=5000", "--dim", "n=5000", "--dim", "r=50",
+            "--no-progress"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "sampling the Hessian in U, V at m=5000, n=5000, r=50 would take about" in err
+    assert "choose smaller --dim lengths" in err and "Traceback" not in err
+
+
+def test_sampling_examines_only_the_points_it_can_afford(monkeypatch):
+    problem = convexcheck.load_problem("examples/softmax_regression.tc")
+    sizes = dict(n=20, m=30, k=20)                                      # 400 unknowns: the operator path
+    per_point = planned_work("examples/softmax_regression.tc", sizes, ["W"])
+    monkeypatch.setattr(sampling, "WORK_LIMIT", 3.5 * per_point)         # 3 points and the verifications
+    ev = sampling.search(problem.objective.expr, problem, ["W"], samples=10, sizes=sizes, want=())
+    assert ev.samples == 3
+    monkeypatch.setattr(sampling, "WORK_LIMIT", 0.5 * per_point)
+    with pytest.raises(convexcheck.values.SizeError, match=r"operations per point, 1 point\(s\) at least"):
+        sampling.search(problem.objective.expr, problem, ["W"], samples=10, sizes=sizes, want=())
