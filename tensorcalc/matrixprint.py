@@ -11,7 +11,7 @@ of children, so a deep expression costs linear memory). A node that two or more 
 refer to and whose text is longer than NAME_AT characters is printed once, as a `let`:
 
     let t1 = exp(-((X * w + b) .* y))
-    X' * diag(t1 ./ (1 + t1) .^ 2) * X
+    -(X' * diag((-(y ./ (1 + t1)) + t1 ./ (1 + t1) .^ 2 .* y) .* t1 .* y) * X)
 
 Brackets follow one precedence table, from loose to tight: `+ -` (and a leading unary
 minus), the products `* /`, `.* ./` and `*(ij,jk->ik)`, powers `^ .^`, the transpose
@@ -97,7 +97,7 @@ class MatrixSyntax:
     def ones(self, value: float, order: int) -> str:
         return f"{'vector' if order == 1 else 'matrix'}({self.number(value)})"
 
-    def call(self, fn: str, args: list[Piece]) -> Piece:
+    def call(self, fn: str, args: list[Piece], emit) -> Piece:
         inner = [part for k, a in enumerate(args) for part in ((", ",) if k else ()) + (a,)]
         return piece([fn, "(", *inner, ")"])
 
@@ -153,9 +153,11 @@ class LatexSyntax(MatrixSyntax):
     def ones(self, value: float, order: int) -> str:
         return r"\mathbf{1}" if value == 1.0 else self.number(value) + r" \mathbf{1}"
 
-    def call(self, fn: str, args: list[Piece]) -> Piece:
+    def call(self, fn: str, args: list[Piece], emit) -> Piece:
         if fn == "sqrt":
             return piece([r"\sqrt{", args[0], "}"])
+        if fn == "inv":
+            return piece(["{", emit.wrap(args[0], ATOM), "}^{-1}"], POW, "pow")
         head = LATEX_FUNCTIONS.get(fn, r"\operatorname{" + fn + "}")
         inner = [part for k, a in enumerate(args) for part in ((", ",) if k else ()) + (a,)]
         return piece([head, r"\left(", *inner, r"\right)"])
@@ -220,8 +222,6 @@ class Emitter:
                       self.wrap(b, MUL, family, "strict" if strict else "right")], MUL, family)
 
     def _mul(self, term: Mul, depth: int) -> Piece:
-        if isinstance(self.syntax, LatexSyntax) and isinstance(term.b, Num):
-            term = Mul(term.order, term.row, term.b, term.a)
         return self._binary(term, depth, "*", "mul")
 
     def _div(self, term: Div, depth: int) -> Piece:
@@ -245,10 +245,7 @@ class Emitter:
         return piece(["-", self.wrap(self.emit(term.arg, depth), POSTFIX)], ADD, "neg")
 
     def _call(self, term: Call, depth: int) -> Piece:
-        args = [self.emit(a, depth) for a in term.args]
-        if term.fn == "inv" and isinstance(self.syntax, LatexSyntax):
-            return piece(["{", self.wrap(args[0], ATOM), "}^{-1}"], POW, "pow")
-        return self.syntax.call(term.fn, args)
+        return self.syntax.call(term.fn, [self.emit(a, depth) for a in term.args], self)
 
     def _einsum(self, term: Einsum, depth: int) -> Piece:
         inputs, out = term.spec
@@ -346,13 +343,13 @@ def _fresh(k: int, taken: set[str]) -> str:
     return f"t{k}"
 
 
-def to_matrix_text(expr: Expr, notation: str = "matrix", limit: int | None = None, most: int = 0) -> str:
-    """The text of `render`, or a note of its length when over `limit` (or over `most`,
+def to_matrix_text(expr: Expr, notation: str = "matrix", limit: int | None = None, max_text: int = 0) -> str:
+    """The text of `render`, or a note of its length when over `limit` (over `max_text`,
     an error)."""
     whole = render(expr, notation)
     if limit is not None and whole.length > limit:
         return f"<{whole.length:,} characters, {dag.count_nodes(expr)} nodes>"
-    if most and whole.length > most:
-        raise TensorCalcError(f"the expression prints to {whole.length:,} characters (over {most:,}); "
+    if max_text and whole.length > max_text:
+        raise TensorCalcError(f"the expression prints to {whole.length:,} characters (over {max_text:,}); "
                               f"it has {dag.count_nodes(expr)} shared nodes: inspect it as a DAG instead")
     return flatten(whole)

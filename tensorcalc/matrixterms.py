@@ -169,11 +169,10 @@ def _pushed(term: Term) -> Term | None:
         return div(transpose(term.a), term.b)
     if isinstance(term, Mul):
         return mul(transpose(term.b), transpose(term.a))
-    if isinstance(term, Add):
+    if isinstance(term, Add) and term.order == 2:              # rows only multiply: no x' + y'
         return add(transpose(term.a), transpose(term.b), term.minus)
-    if isinstance(term, Ew) and term.op != ".^":
-        return Ew(term.order, not term.row if term.order == 1 else False, term.op,
-                  transpose(term.a), transpose(term.b))
+    if isinstance(term, Ew) and term.op != ".^" and term.order == 2:
+        return Ew(2, False, term.op, transpose(term.a), transpose(term.b))
     return None
 
 
@@ -193,8 +192,8 @@ def mul(a: Term, b: Term) -> Term:
     """a * b: scalar multiplication (the scalar written first) or a matrix product."""
     if isinstance(a, Neg) or isinstance(b, Neg):
         return neg(mul(a.arg if isinstance(a, Neg) else a, b.arg if isinstance(b, Neg) else b))
-    if scalar(b) and not scalar(a):
-        a, b = b, a
+    if scalar(b) and not scalar(a) or isinstance(b, Num) and not isinstance(a, Num):
+        a, b = b, a                             # scalars, and numbers, first: 2 * x * A
     if isinstance(b, Mul) and scalar(b.a) and not scalar(a):
         return mul(b.a, mul(a, b.b))            # A * (2 * x) = 2 * A * x
     if is_num(a, 1.0):
@@ -207,6 +206,10 @@ def mul(a: Term, b: Term) -> Term:
         return div(a, b.b)
     if _is_recip(a) and scalar(a):
         return div(b, a.b)
+    if isinstance(a, Div) and not scalar(a):
+        return div(mul(a.a, b), a.b)            # (x' / s) * y = x' * y / s
+    if isinstance(b, Div) and not scalar(b):
+        return div(mul(a, b.a), b.b)
     if is_eye(a) and not scalar(b):
         return b
     if is_eye(b) and not scalar(a):
