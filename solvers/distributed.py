@@ -6,7 +6,8 @@ optimised stay NumPy arrays on the client. Nothing here gathers a chunk:
 - `lazy(value, where)` is what `data.prepare` keeps instead of a NumPy copy: the array
   as float64, its dtype and shape checked, nothing computed.
 - `prepared(arrays, declarations)`, once per solve: axes of one named dimension are given
-  the same chunks (the largest array's); with a `dask.distributed` client
+  the same chunks (the largest array's), NumPy arrays along a chunked dimension become
+  Dask arrays chunked alike; with a `dask.distributed` client
   whose workers have room for them (half their memory limits together), the arrays are
   persisted on the workers, and every later evaluation reads the persisted chunks;
   without such room (or without a distributed client) evaluations stream the data from
@@ -55,39 +56,45 @@ def lazy(value, where: str):
 
 
 def prepared(arrays: dict, declarations: dict) -> dict:
-    """`arrays` with the Dask ones persisted where they fit (see the module docstring) and
-    checked in one computation: finite entries, declared bounds; SolverError naming the
-    array and the fix otherwise. NumPy arrays pass through."""
-    names = [n for n, a in arrays.items() if is_dask(a)]
-    if not names:
+    """`arrays` with the Dask ones aligned, persisted where they fit (see the module
+    docstring) and checked in one computation: finite entries, declared bounds;
+    SolverError naming the array and the fix otherwise. A NumPy array along a chunked
+    dimension (y given in memory beside X on the cluster) is chunked like the Dask data
+    and goes with it, once, rather than inside every evaluation's graph; the other NumPy
+    arrays (small parameters) pass through."""
+    if not any(map(is_dask, arrays.values())):
         return arrays
     import dask
+    import dask.array as da
+    chunks = _chunks({n: a for n, a in arrays.items() if is_dask(a)}, declarations)
+    arrays = dict(arrays)
+    for name, a in arrays.items():
+        dims = declarations[name].dims
+        if is_dask(a) or any(len(chunks.get(d, ())) > 1 for d in dims):
+            wanted = tuple(chunks.get(d, (n,)) for d, n in zip(dims, a.shape))
+            arrays[name] = da.from_array(a, chunks=wanted) if not is_dask(a) else \
+                a if a.chunks == wanted else a.rechunk(wanted)
+    names = [n for n, a in arrays.items() if is_dask(a)]
     for name in names:
         if declarations[name].attributes.is_symmetric:
             raise SolverError(f"data[{name!r}] is declared {declarations[name].attributes.describe()}: "
                               f"pass it as a NumPy array (its symmetry and eigenvalues are checked "
                               f"whole); Dask arrays are for data chunked by rows")
-    arrays = {**arrays, **_aligned({n: arrays[n] for n in names}, declarations)}
     if fits(sum(arrays[n].nbytes for n in names)):
         arrays.update(zip(names, dask.persist(*(arrays[n] for n in names))))
     _check(arrays, names, declarations)
     return arrays
 
 
-def _aligned(arrays: dict, declarations: dict) -> dict:
-    """The arrays rechunked so that axes of one named dimension share the chunks of the
-    largest array along it (else every evaluation would rechunk them to meet)."""
+def _chunks(arrays: dict, declarations: dict) -> dict[str, tuple[int, ...]]:
+    """The chunks of each named dimension: those of the largest Dask array along it
+    (axes of one dimension must share chunks, else every evaluation rechunks them)."""
     chunks: dict[str, tuple[int, ...]] = {}
     for name in sorted(arrays, key=lambda n: -arrays[n].nbytes):
         for dim, axis_chunks in zip(declarations[name].dims, arrays[name].chunks):
             if isinstance(dim, str):
                 chunks.setdefault(dim, axis_chunks)
-    out = {}
-    for name, a in arrays.items():
-        wanted = tuple(chunks.get(dim, c) if isinstance(dim, str) else c
-                       for dim, c in zip(declarations[name].dims, a.chunks))
-        out[name] = a if wanted == a.chunks else a.rechunk(wanted)
-    return out
+    return chunks
 
 
 def _check(arrays: dict, names: list[str], declarations: dict) -> None:

@@ -208,3 +208,34 @@ def test_analyze_never_computes_dask_data():
     assert report.verdict == "convex"
     with pytest.raises(tc.TensorCalcError, match=r"data\['y'\] has shape \(10000000, 2\)"):
         convexcheck.analyze(_problem("logistic_regression_l2"), data={"X": X, "y": X[:, :2]})
+
+
+def test_matrix_completion_by_blocks(synchronous):
+    """Block Newton on M, Y chunked by rows: the same iterates as with NumPy arrays (the
+    U step's per-row blocks are computed per chunk, the V step's sums tree-reduced)."""
+    rng = np.random.default_rng(4)
+    m, n, r = 40, 12, 2
+    M = (rng.uniform(size=(m, n)) < 0.5).astype(float)
+    Y = M * (rng.normal(size=(m, r)) @ rng.normal(size=(r, n)))
+    x0 = {"U": 0.1 * rng.normal(size=(m, r)), "V": 0.1 * rng.normal(size=(n, r))}
+    text = _problem("matrix_factorisation")
+    ref = solvers.alternate(text, ["U", "V"], data={"M": M, "Y": Y}, x0=x0, sweeps=6)
+    got = solvers.alternate(text, ["U", "V"], x0=x0, sweeps=6,
+                            data={"M": da.from_array(M, chunks=(10, n)), "Y": da.from_array(Y, chunks=(10, n))})
+    assert got.nit == ref.nit
+    assert abs(got.fun - ref.fun) <= 1e-10 * abs(ref.fun)
+    np.testing.assert_allclose(got.x["U"], ref.x["U"], rtol=1e-8, atol=1e-10)
+
+
+def test_numpy_rows_beside_dask_rows_are_chunked_alike(synchronous):
+    """y in memory beside X in chunks: y is chunked like X's rows (sent once, not inside
+    every evaluation), a Poisson count vector in one chunk is rechunked, small parameters
+    stay NumPy."""
+    from solvers.data import prepare
+    X = da.from_array(np.random.default_rng(6).normal(size=(60, 3)), chunks=(20, 3))
+    counts = da.from_array(np.arange(60.0) % 4, chunks=60)
+    task = prepare(_problem("poisson_intercept"), {"X": X, "y": np.asarray(counts), "lam": 0.5})
+    assert task.fixed["y"].chunks == ((20, 20, 20),)
+    assert isinstance(task.fixed["lam"], np.ndarray)
+    task = prepare(_problem("poisson_intercept"), {"X": X, "y": counts, "lam": 0.5})
+    assert task.fixed["y"].chunks == ((20, 20, 20),) and task.fixed["X"].chunks == X.chunks
