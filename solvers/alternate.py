@@ -19,7 +19,7 @@ import time
 
 from . import certify
 from .api import convexity_of
-from .data import SolverError, prepare
+from .data import SolverError, prepare, refuse_constraints
 from .device import array_module, to_host
 from .history import HEADER, Clock, Iteration, optimize_result
 from .loop import MAX_ESCAPES, Options, close, iterate, max_abs
@@ -42,6 +42,7 @@ def alternate(problem, blocks, x0=None, data=None, sweeps: int = 100, tol: float
     if not (isinstance(sweeps, int) and sweeps >= 0):
         raise SolverError(f"sweeps must be a whole number >= 0, got {sweeps!r}")
     joint = prepare(problem, data, x0)
+    refuse_constraints(joint, "block-coordinate Newton (solvers.alternate)")
     _check_blocks(blocks, [v.name for v in joint.free])
     xp = array_module(device)
     state = dict(joint.x0)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from convexcheck import analyze
 
+from . import constrained
 from .data import SolverError, Task, prepare
 from .device import array_module, to_host
 from .firstorder import LBFGS, GradientDescent
@@ -35,7 +36,11 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
     x0: start, a dict by variable name (or one array for one variable); default zeros,
       moved inside declared bounds.
     method: "newton" (Cholesky, damped when needed; block-diagonal Hessians solved by
-      blocks), "newton-cg" (Hessian-vector products), "lbfgs", or "gd".
+      blocks), "newton-cg" (Hessian-vector products), "lbfgs", "gd", or "auto" (picked
+      from the problem's structure: `constrained.auto`). With constraints, closed bounds
+      or matrix variables see `solvers.constrained`: bounds are kept by the projected
+      method, constraints by an interior-point method (newton) or an augmented
+      Lagrangian (the others), pd/psd matrices inside their cone.
     device: "cpu" (NumPy) or "gpu" (CuPy).
     Stops when max|g| <= gtol and, for Newton methods, lambda^2/2 <= tol.
     check: run convexcheck first; when the problem is not proven convex the result has a
@@ -50,22 +55,36 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
     (the objective as written: maximised values for maximize), nit, nfev, njev, nhev,
     status (0 converged, 1 iteration limit, 2 line search failed, 3 callback, 4 a
     stationary point that is not a local minimum, 5 no minimiser: the objective falls
-    without bound or towards an infimum it does not attain), success (status 0), message,
-    convexity, warning, method, device, and history: one `Iteration` per iterate.
+    without bound or towards an infimum it does not attain), success (status 0: the
+    KKT conditions hold to gtol), message, convexity, warning, method (for "auto" the
+    one picked), device, constr_violation (the largest violation of a constraint, bound
+    or cone; 0 without any), multipliers (by constraint label, see
+    `solvers.constrained`), and history: one `Iteration` per iterate (with `kkt`
+    and `violation` under constraints).
     """
-    if method not in METHODS:
-        raise SolverError(f"method {method!r} is not one of {', '.join(METHODS)}")
-    opts = _options(tol, gtol, max_iter if max_iter is not None else MAX_ITER[method], c1,
-                    max_trials, verbose, callback)
+    if method not in METHODS and method != "auto":
+        raise SolverError(f"method {method!r} is not one of {', '.join(METHODS)}, auto")
+    opts = _options(tol, gtol, max_iter if max_iter is not None else 0, c1, max_trials, verbose, callback)
     task = prepare(problem, data, x0)
+    if method == "auto":
+        method = constrained.auto(task, sum(_coordinates(v) for v in task.free))
+    opts.max_iter = max_iter if max_iter is not None else MAX_ITER[method]
     convexity, warning = convexity_of(task) if check else ("not checked", None)
     xp = array_module(device)
     obj = Objective(task, xp)
     opts.sign, opts.second_order, opts.convex = task.sign, bool(second_order), convexity == "convex"
     chosen = _method(method, gtol, tol, memory)
     start = time.perf_counter()
-    out = run(obj, chosen, obj.pack(task.x0), opts)
+    if constrained.needs_constrained(task):
+        out = constrained.solve(task, obj, method, chosen, opts, gtol, tol)
+    else:
+        out = run(obj, chosen, obj.pack(task.x0), opts)
     return _result(task, obj, out, method, device, convexity, warning, time.perf_counter() - start)
+
+
+def _coordinates(v) -> int:
+    """The coordinates a variable takes: n(n+1)/2 for a symmetric n x n matrix."""
+    return v.shape[0] * (v.shape[0] + 1) // 2 if v.attributes.is_symmetric else v.size
 
 
 def _method(name: str, gtol: float, tol: float, memory: int):
@@ -92,20 +111,24 @@ def _options(tol, gtol, max_iter, c1, max_trials, verbose, callback) -> Options:
 
 def convexity_of(task: Task) -> tuple[str, str | None]:
     """The verdict on the problem with the fixed variables as parameters, and the warning."""
-    verdict = _verdict(task.problem.objective.expr, task.problem.sense, tuple(task.problem.declarations.items()))
+    problem = task.problem
+    verdict = _verdict(problem.objective.expr, problem.sense, tuple(problem.declarations.items()),
+                       problem.constraints)
     if verdict == "convex":
         return verdict, None
-    need = "concave" if task.problem.sense == "maximize" else "convex"
-    return verdict, (f"the objective is not proven {need} in {', '.join(v.name for v in task.free)} "
+    need = "concave" if problem.sense == "maximize" else "convex"
+    what = (f"the objective is not proven {need}" if not problem.constraints else
+            f"the problem (a {need} objective, convex constraint functions) is not proven convex")
+    return verdict, (f"{what} in {', '.join(v.name for v in task.free)} "
                      f"(convexcheck: {verdict}); the point found may be a local optimum or a "
                      f"stationary point that is not optimal")
 
 
 @lru_cache(maxsize=64)
-def _verdict(expr, sense, declarations) -> str:
+def _verdict(expr, sense, declarations, constraints=()) -> str:
     from convexcheck.model import Part, Problem
     need = {"minimize": "convex", "maximize": "concave"}[sense]
-    problem = Problem(dict(declarations), sense, Part("objective", "", expr, need))
+    problem = Problem(dict(declarations), sense, Part("objective", "", expr, need), constraints)
     return analyze(problem, samples=10).verdict
 
 
@@ -115,4 +138,6 @@ def _result(task: Task, obj: Objective, out, method, device, convexity, warning,
     return optimize_result(
         x=x, fun=task.sign * out.f, jac=jac, nit=len(out.history) - 1, status=out.status,
         success=out.status == 0, message=out.message, history=out.history, convexity=convexity,
-        warning=warning, method=method, device=device, time_s=seconds, **obj.counts)
+        warning=warning, method=method, device=device, time_s=seconds,
+        constr_violation=getattr(out, "violation", 0.0), multipliers=getattr(out, "multipliers", {}),
+        **obj.counts)

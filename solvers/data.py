@@ -6,6 +6,11 @@ minimise (negated for `maximize`), the free variables with their shapes and decl
 bounds, the fixed arrays, and the starting point. A variable given in `data` is held
 fixed at that value (so `data={"V": V}` solves for U alone). Every rejection is a
 `SolverError` naming the array, the axis or dimension, and the fix.
+
+Constraints (`g <= h`, `g >= h`, `g == h`) become `Constraint`s c(x) <= 0 or c(x) == 0;
+variables that appear only in constraints are free too. Symmetric, pd and psd matrix
+variables start at the identity (pd, psd), minus it (nd, nsd) or zeros (symmetric); an
+x0 given for them must be symmetric and, for a definite cone, inside it.
 """
 from __future__ import annotations
 
@@ -41,8 +46,21 @@ class Free:
 
 
 @dataclass(frozen=True)
+class Constraint:
+    """One constraint of the problem as c(x) <= 0 ("<=") or c(x) == 0 ("=="): `g <= h` is
+    g - h, `g >= h` is h - g, `g == h` is g - h. `label` is the part's ("constraint 2")."""
+
+    label: str
+    text: str
+    kind: str                 # "<=" or "=="
+    expr: Expr
+    line: int = 0
+
+
+@dataclass(frozen=True)
 class Task:
-    """A checked minimisation: minimise `expr` over `free`, the other names fixed."""
+    """A checked minimisation: minimise `expr` over `free` subject to `constraints`, the
+    other names fixed."""
 
     problem: Problem          # with fixed variables turned into parameters
     expr: Expr                # the objective, negated for maximize
@@ -50,6 +68,19 @@ class Task:
     free: tuple[Free, ...]
     fixed: dict[str, np.ndarray]
     x0: dict[str, np.ndarray]
+    constraints: tuple[Constraint, ...] = ()
+
+    @property
+    def constrained(self) -> bool:
+        """Whether anything beyond the objective's own domain restricts the variables:
+        constraints, a non-strict bound (`nonneg`, `>= c`), or a symmetric matrix variable."""
+        return bool(self.constraints) or any(
+            v.attributes.is_symmetric or closed_bound(v.attributes) for v in self.free)
+
+
+def closed_bound(a: Attributes) -> bool:
+    """Whether the attributes declare a bound that the solution may lie on (`>= c`, `<= c`)."""
+    return (a.lower is not None and not a.lower_strict) or (a.upper is not None and not a.upper_strict)
 
 
 def prepare(problem, data=None, x0=None) -> Task:
@@ -57,17 +88,12 @@ def prepare(problem, data=None, x0=None) -> Task:
     data = _arrays(data or {}, "data")
     problem = _as_problem(problem, data, x0)
     _check_solvable(problem)
-    present = tc.variables(problem.objective.expr)
+    present = {n: v for part in problem.parts for n, v in tc.variables(part.expr).items()}
     problem = _fix(problem, [n for n in data if n in problem.variables])
     _check_names(problem, data, present)
     free_decls = [d for n, d in problem.variables.items() if n in present]
     if not free_decls:
         raise SolverError("nothing to optimise: every variable of the objective has a value in data")
-    for decl in free_decls:
-        if decl.attributes.is_symmetric:
-            raise SolverError(f"variable {decl.name!r} is declared {decl.attributes.describe()}: "
-                              f"the solvers do not keep matrix-cone constraints; drop the attribute "
-                              f"or use `convexcheck analyze` for the verdict only")
     x0 = _start_values(x0, free_decls)
     sizes = _sizes(problem, {**data, **x0})
     free = tuple(Free(d.name, _shape(d, sizes), d.attributes) for d in free_decls)
@@ -78,7 +104,30 @@ def prepare(problem, data=None, x0=None) -> Task:
     sign = -1.0 if problem.sense == "maximize" else 1.0
     expr = problem.objective.expr if sign > 0 else dag.neg(problem.objective.expr)
     fixed = prepared({n: data[n] for n in data if n in present}, problem.declarations)
-    return Task(problem, expr, sign, free, fixed, _start(free, x0))
+    return Task(problem, expr, sign, free, fixed, _start(free, x0),
+                tuple(_constraint(part) for part in problem.constraints))
+
+
+def _constraint(part: Part) -> Constraint:
+    """c <= 0 or c == 0 from a constraint part (its expr is g - h)."""
+    if part.need == "affine":
+        return Constraint(part.label, part.text, "==", part.expr, part.line)
+    expr = part.expr if part.need == "convex" else dag.neg(part.expr)
+    return Constraint(part.label, part.text, "<=", expr, part.line)
+
+
+def refuse_constraints(task: Task, what: str) -> None:
+    """SolverError when `what` (a method that keeps no constraints) is given a task with
+    constraints or symmetric matrix variables."""
+    if task.constraints:
+        first = task.constraints[0]
+        raise SolverError(f"{what} handles no constraints; this problem has "
+                          f"{len(task.constraints)} constraint(s), the first on line {first.line}: "
+                          f"{first.text}; use solvers.minimize")
+    for v in task.free:
+        if v.attributes.is_symmetric:
+            raise SolverError(f"{what} does not keep variable {v.name!r} {v.attributes.describe()}; "
+                              f"use solvers.minimize")
 
 
 # ----------------------------------------------------------------------------- the problem
@@ -113,11 +162,6 @@ def _check_solvable(problem: Problem) -> None:
     if problem.sense == "expression":
         raise SolverError("an `expression` problem has nothing to optimise: write `minimize` or "
                           "`maximize` before the objective")
-    if problem.constraints:
-        first = problem.constraints[0]
-        raise SolverError(f"the solvers handle unconstrained problems (declared bounds on variables "
-                          f"are kept as a domain); this one has {len(problem.constraints)} "
-                          f"constraint(s), the first on line {first.line}: {first.text}")
 
 
 def _fix(problem: Problem, names: list[str]) -> Problem:
@@ -256,8 +300,9 @@ def _check_definite(name: str, definite: str, array: np.ndarray) -> None:
 
 
 def _start(free: tuple[Free, ...], x0: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """x0 as given (checked against the bounds), else zeros moved inside the bounds:
-    lower + 1, upper - 1, or the midpoint when both are declared."""
+    """x0 as given (checked against the bounds and cones), else zeros moved inside the
+    bounds: lower + 1, upper - 1, or the midpoint when both are declared; a definite
+    matrix starts at +-identity, a symmetric one at that constant."""
     start = {}
     for v in free:
         if v.name in x0:
@@ -267,10 +312,40 @@ def _start(free: tuple[Free, ...], x0: dict[str, np.ndarray]) -> dict[str, np.nd
             if not in_bounds(v.attributes, x0[v.name]):
                 raise SolverError(f"x0[{v.name!r}] lies outside the declared bounds "
                                   f"({v.attributes.describe()})")
+            _check_matrix_start(v, x0[v.name])
             start[v.name] = x0[v.name].copy()
+        elif v.attributes.definite:
+            start[v.name] = _definite_start(v)
         else:
             start[v.name] = np.full(v.shape, _inside(v.attributes))
     return start
+
+
+def _definite_start(v: Free) -> np.ndarray:
+    sign = 1.0 if v.attributes.definite in ("pd", "psd") else -1.0
+    eye = sign * np.eye(v.shape[0])
+    if not in_bounds(v.attributes, eye):
+        raise SolverError(f"variable {v.name!r} is declared {v.attributes.describe()}, which the "
+                          f"default start {'' if sign > 0 else 'minus '}the identity does not meet; "
+                          f"give x0[{v.name!r}]")
+    return eye
+
+
+def _check_matrix_start(v: Free, value: np.ndarray) -> None:
+    """A symmetric variable's start must be symmetric; a definite one's strictly inside
+    its cone (the solvers keep it there)."""
+    a = v.attributes
+    if not a.is_symmetric:
+        return
+    if not np.allclose(value, value.T, rtol=1e-10, atol=1e-12 * max(1.0, float(np.abs(value).max()))):
+        raise SolverError(f"x0[{v.name!r}] is not symmetric, but {v.name!r} is declared {a.describe()}")
+    if a.definite:
+        sign = 1.0 if a.definite in ("pd", "psd") else -1.0
+        low = float(np.linalg.eigvalsh(sign * (value + value.T) / 2).min())
+        if not low > 0:
+            raise SolverError(f"x0[{v.name!r}] must be strictly inside the {a.definite} cone to start "
+                              f"(its {'lowest' if sign > 0 else 'highest'} eigenvalue is "
+                              f"{sign * low:.3g}); add a multiple of the identity")
 
 
 def _inside(a: Attributes) -> float:

@@ -17,8 +17,11 @@ class Iteration:
     line-search trial, f = inf outside the domain; damping: tau of H + tau I (0: none);
     fallbacks: what was done instead of the plain step, and why; cg: conjugate-gradient
     iterations (Newton-CG); block: the variables a block method moved in this step;
-    eval_s / solve_s: seconds in compiled evaluations and in the
-    linear solve; time_s: seconds since the start."""
+    kkt, violation (constrained solves, else nan): the largest residual of the KKT
+    conditions (stationarity of the Lagrangian, feasibility, complementarity) and the
+    largest violation of a constraint or bound; for bounds alone, gmax is
+    max|x - P(x - g)|, the KKT residual; eval_s / solve_s: seconds in compiled
+    evaluations and in the linear solve; time_s: seconds since the start."""
 
     k: int
     f: float
@@ -30,6 +33,8 @@ class Iteration:
     damping: float = 0.0
     fallbacks: list = field(default_factory=list)
     cg: int = 0
+    kkt: float = math.nan
+    violation: float = math.nan
     eval_s: float = 0.0
     solve_s: float = 0.0
     time_s: float = 0.0

@@ -27,14 +27,15 @@ def backtrack(phi, f0: float, slope: float, step: float = 1.0, c1: float = 1e-4,
               shrink: float = 0.5, max_trials: int = 40) -> Search:
     """Largest step * shrink**k (k < max_trials) with phi(t) <= f0 + c1 t slope + slack.
 
-    `phi(t)` is the objective at x + t d; `slope` = g.d < 0 the directional derivative."""
+    `phi(t)` is the objective at x + t d; `slope` = g.d < 0 the directional derivative,
+    or a function of t evaluated after phi(t) (a projected path: g.(P(x + t d) - x) / t)."""
     slack = 8 * EPS * abs(f0)
     search = Search(None, f0)
     for _ in range(max_trials):
         f = phi(step)
         f = f if math.isfinite(f) else math.inf
         search.trials.append((step, f))
-        if f <= f0 + c1 * step * slope + slack:
+        if f <= f0 + c1 * step * (slope(step) if callable(slope) else slope) + slack:
             search.step, search.f = step, f
             return search
         step *= shrink

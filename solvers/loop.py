@@ -69,6 +69,19 @@ def max_abs(obj, g) -> float:
     return float(obj.xp.max(obj.xp.abs(g))) if obj.n else 0.0
 
 
+def stationarity(obj, z, g):
+    """g, or z - P(z - g) where the objective has a `box` of closed bounds (P projects on
+    it): zero exactly at a point that satisfies the first-order conditions."""
+    box = getattr(obj, "box", None)
+    return g if box is None else z - box.project(obj.xp, z - g)
+
+
+def _face(method, obj):
+    """What `certify` examines: a projected method's objective on its current face."""
+    face = getattr(method, "face", None)
+    return obj if face is None else face(obj)
+
+
 @dataclass
 class Options:
     gtol: float = 1e-8
@@ -105,13 +118,13 @@ def run(obj, method, z, opts: Options) -> Outcome:
             f, g, extra = method.evaluate(obj, z, k == opts.max_iter)
         if s_prev is not None:
             method.update(s_prev, g - g_prev)
-        it = Iteration(k, opts.sign * f, max_abs(obj, g))
+        it = Iteration(k, opts.sign * f, max_abs(obj, stationarity(obj, z, g)))
         history.append(it)
         status, d, d_point = iterate(obj, method, z, f, g, extra, it, opts, clock, k)
         message = _message(status, method) if status is not None else None
         if status in (0, 1, 2):
             with clock("eval"):
-                verdict = certify.examine(obj, z, f, g, lambda: method.hessian(obj, z, extra), opts,
+                verdict = certify.examine(_face(method, obj), z, f, g, lambda: method.hessian(obj, z, extra), opts,
                                           start, (s_prev, z - start), status)
             leave = verdict.point is not None and k < opts.max_iter and escapes < MAX_ESCAPES
             escapes += leave
@@ -119,7 +132,9 @@ def run(obj, method, z, opts: Options) -> Outcome:
         if status is not None:
             close(it, clock, opts)
             return Outcome(z, f, g, status, message, history)
-        s_prev, g_prev, z = it.step * d, g, d_point
+        # the step taken: on a projected path (a box) not a multiple of d
+        s_prev = it.step * d if getattr(obj, "box", None) is None else d_point - z
+        g_prev, z = g, d_point
         close(it, clock, opts)
         if _callback(opts, obj, z, it):
             # record the iterate stopped at, so that x, fun, jac and nit all describe it
@@ -177,14 +192,18 @@ def _search(obj, z, f, g, dr: Direction, method, opts: Options, it: Iteration):
     if not dr.gradient:
         candidates.append((-g, min(1.0, 1.0 / it.gmax)))
     points: dict[float, object] = {}
+    box = getattr(obj, "box", None)
 
     def phi(t: float) -> float:
-        points[t] = z + t * d
+        points[t] = z + t * d if box is None else box.project(obj.xp, z + t * d)
         return method.trial(obj, points[t]) if not it.trials and len(points) == 1 else obj.value(points[t])
+
+    def projected_slope(t: float) -> float:        # g.(P(z + t d) - z) / t (Kelley 5.5.3)
+        return float(g @ (points[t] - z)) / t
 
     for n, (d, first) in enumerate(candidates):
         points.clear()
-        slope = float(g @ d)
+        slope = float(g @ d) if box is None else projected_slope
         search = backtrack(phi, f, slope, first, opts.c1, max_trials=opts.max_trials)
         it.trials.extend(search.trials)
         outside = sum(1 for _, ft in search.trials if math.isinf(ft))

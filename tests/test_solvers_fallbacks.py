@@ -180,11 +180,12 @@ def test_iterates_stay_inside_the_declared_bounds(method):
 
 
 def test_upper_and_two_sided_bounds():
-    # exp(x) - 2x with x <= 1.5 declared: the optimum log(2) is inside, and the function is
+    # exp(x) - 2x with x < 1.5 declared: the optimum log(2) is inside, and the function is
     # defined everywhere, but from x = -3 the Newton step -(e^x - 2)/e^x = 2e^3 - 1 lands
-    # near x = 36: the declared bound, not the function, makes those trials inf
+    # near x = 36: the declared strict bound (a domain; a closed bound `<= 1.5` is kept by
+    # projection instead, tests/test_constrained.py), not the function, makes those trials inf
     seen = []
-    result = solvers.minimize("variable x <= 1.5\nminimize exp(x) - 2 * x", x0=-3.0,
+    result = solvers.minimize("variable x < 1.5\nminimize exp(x) - 2 * x", x0=-3.0,
                               callback=lambda s: seen.append(float(s.x["x"])))
     first = result.history[0]
     assert first.trials[0] == (1.0, math.inf)
@@ -334,9 +335,15 @@ def test_objective_not_finite_at_x0():
         raises("gradient", "not finite", problem="variable x nonneg\nminimize (x - 1)^2 - sqrt(x)", x0=0.0)
 
 
-def test_constraints_are_refused():
-    raises("unconstrained", "3 constraint(s)", "sum(p) == 1",
-           problem=EXAMPLES / "constrained.tc", data={"a": np.ones(3), "b": 1.0})
+def test_constraints_are_refused_by_block_newton():
+    # minimize keeps constraints (tests/test_constrained.py); block-coordinate Newton does not
+    with pytest.raises(SolverError, match="3 constraint.*sum\\(p\\) == 1"):
+        solvers.alternate(EXAMPLES / "constrained.tc", ["p"], data={"a": np.ones(3), "b": 1.0})
+    a = np.array([1.0, 2.0, 3.0])
+    result = solvers.minimize(EXAMPLES / "constrained.tc", data={"a": a, "b": 1.8})
+    assert result.status == 0 and result.constr_violation <= 1e-10
+    p = result.x["p"]
+    assert abs(p.sum() - 1) <= 1e-10 and a @ p == pytest.approx(1.8, abs=1e-9)     # the mean bound binds
 
 
 def test_expression_problem_is_refused():
@@ -366,7 +373,10 @@ def test_parameter_attributes_are_checked():
 def test_other_bad_problems():
     raises("not int", problem=42)
     raises("nothing to optimise", problem="variable x\nminimize x^2", data={"x": 1.0})
-    raises("matrix-cone", problem="variable A[n, n] psd\nminimize sum(A^2)", x0=np.eye(2))
+    raises("x0['A']", "not symmetric", problem="variable A[n, n] psd\nminimize sum(A^2)",
+           x0=np.array([[1.0, 1.0], [0.0, 1.0]]))
+    raises("x0['A']", "inside the psd cone", problem="variable A[n, n] psd\nminimize sum(A^2)",
+           x0=np.diag([1.0, 0.0]))
     raises("scalar", "order 1", problem=tc.parse_expr("x^2", {"x": 1}), x0=np.ones(2))
 
 

@@ -1,0 +1,140 @@
+"""Closed bounds (`nonneg`, `>= c`, `<= c`) kept by the methods themselves: projected
+Newton (Bertsekas 1982; Kelley, Iterative Methods for Optimization, 5.5), and the same
+face rule for Newton-CG, L-BFGS and gradient descent.
+
+At an iterate y with gradient g, a coordinate is *binding* when it lies within eps of a
+bound and g pushes it outwards, eps = min(EPS, max|y - P(y - g)|) (P: projection on the
+box), so eps shrinks to 0 at the solution and exactly the bounds that hold with a
+positive multiplier stay binding. The method's direction is computed on the face of the
+free coordinates: Newton solves with the Hessian whose binding rows and columns are
+replaced by their diagonal (so d_free = -H_ff^-1 g_free, d_binding = -g / H_ii);
+Newton-CG runs CG on that matrix's products; L-BFGS applies its two-loop recursion to g
+with the binding entries zeroed and takes -g there; gradient descent is unchanged. The
+loop then searches along the projected path P(y + t d) with the sufficient-decrease
+test f(P(y + t d)) <= f + c1 g.(P(y + t d) - y) (Kelley 5.5.3), and measures
+stationarity by max|y - P(y - g)|, which is max|g| away from the bounds.
+"""
+from __future__ import annotations
+
+from .firstorder import LBFGS
+from .linalg import Blocks
+from .loop import Direction, Method
+from .newton import Newton, NewtonCG
+
+EPS = 1e-3       # the widest band in which a bound counts as binding
+
+
+def free_mask(obj, y, g):
+    """1.0 for the free coordinates, 0.0 for the binding ones (see the module docstring)."""
+    xp, box = obj.xp, obj.box
+    pg = y - box.project(xp, y - g)
+    eps = min(EPS, float(xp.max(xp.abs(pg)))) if obj.n else 0.0
+    binding = ((y <= box.lower + eps) & (g > 0)) | ((y >= box.upper - eps) & (g < 0))
+    return 1.0 - binding.astype(y.dtype)
+
+
+class Projected(Method):
+    """`inner` kept inside the box by the face rule; a thin wrapper that delegates the
+    rest (evaluation, prefetch, memory) to `inner`."""
+
+    def __init__(self, inner: Method):
+        self.inner = inner
+        self.name, self.newton = f"projected {inner.name}", inner.newton
+        self.free = None
+
+    def evaluate(self, obj, z, last: bool = False):
+        return self.inner.evaluate(obj, z, last)
+
+    def trial(self, obj, z) -> float:
+        return self.inner.trial(obj, z)
+
+    def update(self, s, y) -> None:
+        self.inner.update(s, y)
+
+    def restart(self) -> None:
+        self.inner.restart()
+
+    def first_step(self, d, g) -> float:
+        return self.inner.first_step(d, g)
+
+    def hessian(self, obj, z, extra):
+        H = self.inner.hessian(obj, z, extra)
+        return H if H is None or self.free is None else masked(obj.xp, H, self.free)
+
+    def direction(self, obj, z, f, g, extra, clock) -> Direction:
+        free = free_mask(obj, z, g)
+        if bool(obj.xp.all(free == 1.0)):
+            self.free = None
+            return self.inner.direction(obj, z, f, g, extra, clock)
+        self.free = free
+        rule = FACE.get(type(self.inner))
+        return rule(self, obj, z, f, g, extra, clock) if rule else self.inner.direction(obj, z, f, g, extra, clock)
+
+    def face(self, obj):
+        """`obj` with Hessian-vector products of the masked Hessian (for certify, CG)."""
+        return obj if self.free is None else _Face(obj, self.free)
+
+
+def masked(xp, H, free):
+    """H with binding rows and columns replaced by their positive diagonal (1 where the
+    diagonal is not positive); dense or `Blocks`."""
+    if isinstance(H, Blocks):
+        m = H.split(xp, free)
+        diag = xp.diagonal(H.blocks, axis1=-2, axis2=-1)
+        fill = (1.0 - m) * xp.where(diag > 0, diag, 1.0)
+        blocks = H.blocks * m[:, :, None] * m[:, None, :] + fill[:, :, None] * xp.eye(m.shape[1])
+        return Blocks(blocks, H.axis, H.shape)
+    diag = xp.diagonal(H)
+    fill = (1.0 - free) * xp.where(diag > 0, diag, 1.0)
+    return H * free[:, None] * free[None, :] + xp.diag(fill)
+
+
+class _Face:
+    """Hessian-vector products of the masked Hessian (identity on binding coordinates);
+    everything else is `obj`'s."""
+
+    def __init__(self, obj, free):
+        self._obj, self._free = obj, free
+
+    def __getattr__(self, name):
+        return getattr(self._obj, name)
+
+    def hvp(self, z, v):
+        return self._free * self._obj.hvp(z, self._free * v) + (1.0 - self._free) * v
+
+
+def _newton(proj: Projected, obj, z, f, g, extra, clock) -> Direction:
+    H = extra if _is_matrix(extra) else obj.value_grad_hess(z)[2]
+    d = proj.inner.direction(obj, z, f, g, masked(obj.xp, H, proj.free), clock)
+    proj.inner.restart()          # no chord step with a factor of another face
+    return _on_face(d, g, proj.free)
+
+
+def _newton_cg(proj: Projected, obj, z, f, g, extra, clock) -> Direction:
+    # CG on the free coordinates alone: its stopping test then measures their gradient,
+    # not the binding entries' (which stay large at the solution)
+    free = proj.free
+    d = proj.inner.direction(_Face(obj, free), z, f, g * free, extra, clock)
+    d.d = d.d * free - (1.0 - free) * g
+    return _on_face(d, g, free)
+
+
+def _on_face(d: Direction, g, free) -> Direction:
+    """The decrement of the free coordinates: the binding ones stay where they are."""
+    if not d.gradient:
+        d.decrement = -float((g * free) @ d.d) / 2
+    return d
+
+
+def _lbfgs(proj: Projected, obj, z, f, g, extra, clock) -> Direction:
+    free = proj.free
+    d = proj.inner.direction(obj, z, f, g * free, extra, clock)
+    d.d = d.d * free - (1.0 - free) * g
+    return d
+
+
+def _is_matrix(extra) -> bool:
+    return isinstance(extra, Blocks) or (getattr(extra, "ndim", 0) == 2)
+
+
+FACE = {Newton: _newton, NewtonCG: _newton_cg, LBFGS: _lbfgs}     # gradient descent: as is

@@ -1,0 +1,130 @@
+"""Solves with constraints, closed bounds or matrix variables, and what they report.
+
+Which method keeps what (`solve`):
+
+- closed bounds alone (`nonneg`, `>= c`, `<= c`) and pd/nd matrices: the chosen method
+  in the shared loop, on the `View` (symmetric matrices by their upper triangle, cones
+  kept by the Cholesky test of `inside`), wrapped in `bounds.Projected` where there
+  are closed bounds (projected Newton, L-BFGS, ...);
+- general constraints, or psd/nsd matrices (whose solution may lie on the cone's
+  boundary): "newton" runs the primal-dual interior-point method (`interior`), every
+  other method the augmented Lagrangian (`lagrangian`) around itself, projected.
+
+Every solve reports `violation`, the largest violation of a constraint, bound or cone,
+and `multipliers` by label: "constraint k" (a number, >= 0 for an inequality), "lower
+bound of x" / "upper bound of x" (arrays of x's shape, >= 0), "cone of X" (a psd
+matrix). They are those of the minimised objective (for `maximize`, of -f): at a KKT
+point grad f + sum_k y_k grad c_k - z_lower + z_upper - Z = 0.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from . import interior, pathfollow
+from .bounds import Projected
+from .constraints import Constraints, bound_violation
+from .device import to_host
+from .loop import run
+from .space import View
+
+AUTO_DENSE = 3000       # at most this many coordinates: methods that build the Hessian
+
+
+@dataclass
+class Solved:
+    """The end of a solve in the Objective's coordinates: z (every entry), f and the
+    objective's gradient g there (minimised sign), and the constrained extras."""
+
+    z: object
+    f: float
+    g: object
+    status: int
+    message: str
+    history: list
+    violation: float
+    multipliers: dict
+
+
+def needs_constrained(task) -> bool:
+    """Whether `solve` (not the plain loop) must run: constraints, closed bounds or matrices."""
+    return task.constrained
+
+
+def solve(task, obj, name: str, method, opts, gtol: float, tol: float) -> Solved:
+    """Minimise `task` (see the module docstring for which method keeps what)."""
+    view = View(obj)
+    cons = Constraints(task, view)
+    boundary_cone = any(v.attributes.definite in ("psd", "nsd") for v in task.free)
+    if task.constraints or boundary_cone:
+        if name == "newton":
+            return _interior(task, view, cons, opts, gtol, tol)
+        if task.constraints:
+            from .lagrangian import solve as augmented
+            return augmented(task, view, cons, method, opts, gtol, tol)
+    chosen = Projected(method) if view.box is not None else method
+    out = run(view, chosen, view.pack(task.x0), opts)
+    for it in out.history:
+        it.kkt, it.violation = it.gmax, 0.0
+    return finish(view, cons, out.z, out.status, out.message, out.history, bound_duals(view, out.z, out.g))
+
+
+def _interior(task, view, cons, opts, gtol, tol) -> Solved:
+    ip = interior.Interior(view, cons, opts, gtol, tol)
+    res = pathfollow.solve(ip, view.pack(task.x0), opts.max_iter, opts.sign)
+    st = res.st
+    duals = {label: _dual(ip, st, k) for k, label in enumerate(cons.labels)}
+    duals.update(_by_variable(view, st.zl, st.zu, ip.hasL, ip.hasU))
+    duals.update({f"cone of {c.name}": to_host(Z) for c, Z in zip(view.space.cones, st.Z)})
+    return finish(view, cons, st.y, res.status, res.message, res.history, duals)
+
+
+def _dual(ip, st, k: int) -> float:
+    """The multiplier of constraint k (lam for an inequality, nu for an equality)."""
+    eq = [bool(e) for e in to_host(ip.eq)]
+    position = sum(1 for e in eq[:k] if e == eq[k])
+    return float((st.nu if eq[k] else st.lam)[position])
+
+
+def bound_duals(view, y, g) -> dict:
+    """Multipliers of the closed bounds at a solution of the projected methods: the
+    gradient where a coordinate sits on its bound and g pushes outwards."""
+    if view.box is None:
+        return {}
+    xp, box = view.xp, view.box
+    at_lower, at_upper = y <= box.lower, y >= box.upper
+    zl = xp.where(at_lower, xp.maximum(g, 0.0), 0.0)
+    zu = xp.where(at_upper, xp.maximum(-g, 0.0), 0.0)
+    return _by_variable(view, zl, zu, xp.isfinite(box.lower), xp.isfinite(box.upper))
+
+
+def _by_variable(view, zl, zu, hasL, hasU) -> dict:
+    """Bound multipliers as arrays of each variable's shape, for the variables with bounds."""
+    out = {}
+    for side, z, has in (("lower", zl, hasL), ("upper", zu, hasU)):
+        full_has = view.unpack(view.xp.asarray(has, dtype=float))
+        for name, values in view.unpack(z).items():
+            if bool(view.xp.any(full_has[name] > 0)):
+                out[f"{side} bound of {name}"] = to_host(values)
+    return out
+
+
+def finish(view, cons, y, status, message, history, multipliers) -> Solved:
+    """`Solved` at y: the objective's value and full gradient, and the violation."""
+    z = view.space.lift(y)
+    f, g = view.obj.value_grad(z)
+    violation = max(cons.violation(cons.values(y)), bound_violation(view, y))
+    return Solved(z, f, g, status, message, history, violation if math.isfinite(violation) else math.inf,
+                  multipliers)
+
+
+def auto(task, n: int) -> str:
+    """The method `method="auto"` picks: Newton (the interior-point method under
+    constraints) while the Hessian is small enough to build and factor (n coordinates
+    <= AUTO_DENSE), else L-BFGS (the augmented Lagrangian under constraints; Newton-CG
+    for a lone matrix variable, whose Hessian-vector products are cheap)."""
+    if n <= AUTO_DENSE:
+        return "newton"
+    if not task.constraints and any(v.attributes.is_symmetric for v in task.free):
+        return "newton-cg"
+    return "lbfgs"
