@@ -67,24 +67,18 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
     opts = _options(tol, gtol, max_iter if max_iter is not None else 0, c1, max_trials, verbose, callback)
     task = prepare(problem, data, x0)
     if method == "auto":
-        method = constrained.auto(task, sum(_coordinates(v) for v in task.free))
+        method = constrained.auto(task)
     opts.max_iter = max_iter if max_iter is not None else MAX_ITER[method]
     convexity, warning = convexity_of(task) if check else ("not checked", None)
     xp = array_module(device)
     obj = Objective(task, xp)
     opts.sign, opts.second_order, opts.convex = task.sign, bool(second_order), convexity == "convex"
-    chosen = _method(method, gtol, tol, memory)
     start = time.perf_counter()
     if constrained.needs_constrained(task):
-        out = constrained.solve(task, obj, method, chosen, opts, gtol, tol)
+        out = constrained.solve(task, obj, method, lambda: _method(method, gtol, tol, memory), opts, gtol, tol)
     else:
-        out = run(obj, chosen, obj.pack(task.x0), opts)
+        out = run(obj, _method(method, gtol, tol, memory), obj.pack(task.x0), opts)
     return _result(task, obj, out, method, device, convexity, warning, time.perf_counter() - start)
-
-
-def _coordinates(v) -> int:
-    """The coordinates a variable takes: n(n+1)/2 for a symmetric n x n matrix."""
-    return v.shape[0] * (v.shape[0] + 1) // 2 if v.attributes.is_symmetric else v.size
 
 
 def _method(name: str, gtol: float, tol: float, memory: int):

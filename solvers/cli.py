@@ -34,7 +34,9 @@ def add_parser(sub) -> None:
                      "variable given here is held fixed")
     run.add_argument("--x0", metavar="X0.npz", help="starting point by variable name (default zeros, "
                      "moved inside declared bounds)")
-    run.add_argument("--method", choices=list(METHODS), default="newton", help="default newton")
+    run.add_argument("--method", choices=[*METHODS, "auto"], default="newton",
+                     help="default newton; auto picks one from the problem's structure (newton, the "
+                          "interior-point method under constraints, while the Hessian is small)")
     run.add_argument("--blocks", type=blocks, metavar="U,V", help="block-coordinate Newton over these variable "
                      "blocks in turn (comma-separated; use + to group, e.g. U+W,V)")
     run.add_argument("--device", choices=DEVICES, default="cpu", help="default cpu")
@@ -44,8 +46,9 @@ def add_parser(sub) -> None:
     run.add_argument("--max-iter", type=whole(0, MAX_ITER), default=None,
                      help=f"iteration (or sweep) limit, 0 to {MAX_ITER}")
     run.add_argument("--out", metavar="SOLUTION.npz", help="write the solution arrays here, with "
-                     "solve.status, solve.success, solve.message, solve.iterations and solve.fun; "
-                     "checked before solving (never an input file, a folder or a pipe)")
+                     "solve.status, solve.success, solve.message, solve.iterations, solve.fun, "
+                     "solve.constr_violation and solve.multipliers.LABEL; checked before solving "
+                     "(never an input file, a folder or a pipe)")
     run.add_argument("--json", action="store_true", help="print the result as JSON")
     run.add_argument("--no-check", action="store_true", help="skip the convexity check")
 
@@ -81,6 +84,9 @@ def _solution(result) -> dict[str, np.ndarray]:
     """The solution arrays and, beside them, how the solve ended (STATUS entries)."""
     status = {"status": int(result.status), "success": bool(result.success),
               "message": str(result.message), "iterations": int(result.nit), "fun": float(result.fun)}
+    if "constr_violation" in result:           # block Newton keeps no constraints
+        status["constr_violation"] = float(result.constr_violation)
+        status.update({f"multipliers.{label}": value for label, value in result.multipliers.items()})
     return {**result.x, **{STATUS + key: np.array(value) for key, value in status.items()}}
 
 
@@ -90,11 +96,21 @@ def _summary(result, out: str | None) -> str:
         lines.append(f"warning: {result.warning}")
     lines += [f"status {result.status}: {result.message}",
               f"objective: {result.fun:.15g}   iterations: {result.nit}   time: {result.time_s:.3f} s"]
+    if result.get("multipliers"):
+        lines.append(f"largest constraint violation: {result.constr_violation:.3g}")
+        lines += [f"multiplier of {label}: {_short(value)}" for label, value in result.multipliers.items()]
     for name, value in result.x.items():
         lines.append(f"{name}: shape {value.shape}, first entries {np.round(value.ravel()[:5], 6).tolist()}")
     if out:
         lines.append(f"solution written to {out}")
     return "\n".join(lines)
+
+
+def _short(value) -> str:
+    value = np.asarray(value)
+    if value.ndim == 0:
+        return f"{float(value):.6g}"
+    return f"shape {value.shape}, first entries {np.round(value.ravel()[:5], 6).tolist()}"
 
 
 def _convexity(verdict) -> str:
@@ -112,4 +128,6 @@ def _to_json(result, out: str | None) -> dict:
             "time_s": result.time_s, "out": out,
             "x": {n: v.tolist() for n, v in result.x.items()} if sum(v.size for v in result.x.values()) <= 1000 else None,
             "max_abs_jac": {n: float(np.abs(v).max()) if v.size else 0.0 for n, v in result.jac.items()},
+            "constr_violation": num(result.get("constr_violation", 0.0)),
+            "multipliers": {k: np.asarray(v).tolist() for k, v in result.get("multipliers", {}).items()},
             "history": [it.to_dict() for it in result.history]}

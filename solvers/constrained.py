@@ -21,14 +21,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from . import interior, pathfollow
+from . import interior, lagrangian, pathfollow
 from .bounds import Projected
 from .constraints import Constraints, bound_violation
 from .device import to_host
 from .loop import run
 from .space import View
 
-AUTO_DENSE = 3000       # at most this many coordinates: methods that build the Hessian
+AUTO_DENSE = 1000       # at most this many entries: auto builds the Hessian (Newton)
 
 
 @dataclass
@@ -51,8 +51,9 @@ def needs_constrained(task) -> bool:
     return task.constrained
 
 
-def solve(task, obj, name: str, method, opts, gtol: float, tol: float) -> Solved:
-    """Minimise `task` (see the module docstring for which method keeps what)."""
+def solve(task, obj, name: str, make, opts, gtol: float, tol: float) -> Solved:
+    """Minimise `task` with the method `name` (`make()` builds it); see the module
+    docstring for which method keeps what."""
     view = View(obj)
     cons = Constraints(task, view)
     boundary_cone = any(v.attributes.definite in ("psd", "nsd") for v in task.free)
@@ -60,8 +61,8 @@ def solve(task, obj, name: str, method, opts, gtol: float, tol: float) -> Solved
         if name == "newton":
             return _interior(task, view, cons, opts, gtol, tol)
         if task.constraints:
-            from .lagrangian import solve as augmented
-            return augmented(task, view, cons, method, opts, gtol, tol)
+            return lagrangian.solve(task, view, cons, make, opts, gtol, tol)
+    method = make()
     chosen = Projected(method) if view.box is not None else method
     out = run(view, chosen, view.pack(task.x0), opts)
     for it in out.history:
@@ -118,13 +119,12 @@ def finish(view, cons, y, status, message, history, multipliers) -> Solved:
                   multipliers)
 
 
-def auto(task, n: int) -> str:
+def auto(task) -> str:
     """The method `method="auto"` picks: Newton (the interior-point method under
-    constraints) while the Hessian is small enough to build and factor (n coordinates
-    <= AUTO_DENSE), else L-BFGS (the augmented Lagrangian under constraints; Newton-CG
-    for a lone matrix variable, whose Hessian-vector products are cheap)."""
-    if n <= AUTO_DENSE:
-        return "newton"
-    if not task.constraints and any(v.attributes.is_symmetric for v in task.free):
-        return "newton-cg"
-    return "lbfgs"
+    constraints or psd cones) while the Hessian has at most AUTO_DENSE^2 entries (its
+    variables at most AUTO_DENSE entries together; a symmetric matrix counts all n^2),
+    else L-BFGS (the augmented Lagrangian under constraints). Measured (issue 16):
+    portfolio n = 100 in 11 interior-point iterations against 1,306 of L-BFGS; the
+    log-det estimate at p = 50 in 1.5 s by Newton (its Hessian has p^4 entries) and
+    0.07 s by L-BFGS."""
+    return "newton" if sum(v.size for v in task.free) <= AUTO_DENSE else "lbfgs"

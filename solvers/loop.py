@@ -195,7 +195,7 @@ def _search(obj, z, f, g, dr: Direction, method, opts: Options, it: Iteration):
     box = getattr(obj, "box", None)
 
     def phi(t: float) -> float:
-        points[t] = z + t * d if box is None else box.project(obj.xp, z + t * d)
+        points[t] = z + t * d if box is None else box.path(obj.xp, z, d, t)
         return method.trial(obj, points[t]) if not it.trials and len(points) == 1 else obj.value(points[t])
 
     def projected_slope(t: float) -> float:        # g.(P(z + t d) - z) / t (Kelley 5.5.3)

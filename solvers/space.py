@@ -23,20 +23,38 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .data import closed_bound
 from .linalg import Blocks, cholesky
+
+
+TAU = 0.995          # a step goes at most this fraction of the way to a strict bound
 
 
 @dataclass
 class Box:
-    """Closed bounds per coordinate of y: `lower`, `upper` (-inf/inf where none), as
-    device arrays. Strict bounds (`pos`, `< c`) are not here: they stay a domain."""
+    """Bounds per coordinate of y as device arrays: closed ones `lower`, `upper` (-inf/inf
+    where none), which `project` enforces, and strict ones `above`, `below` (`pos`,
+    `< c`), which a point may approach but not reach."""
 
     lower: object
     upper: object
+    above: object
+    below: object
 
     def project(self, xp, y):
         return xp.minimum(xp.maximum(y, self.lower), self.upper)
+
+    def path(self, xp, z, d, t: float):
+        """P(z + t d): projected on the closed bounds, and at most the fraction TAU of the
+        way from z to a strict bound (the fraction-to-the-boundary rule)."""
+        p = self.project(xp, z + t * d)
+        has_above, has_below = xp.isfinite(self.above), xp.isfinite(self.below)
+        if bool(xp.any(has_above)):
+            floor = xp.where(has_above, self.above, 0.0) + (1 - TAU) * (z - xp.where(has_above, self.above, 0.0))
+            p = xp.where(has_above, xp.maximum(p, floor), p)
+        if bool(xp.any(has_below)):
+            ceiling = xp.where(has_below, self.below, 0.0) - (1 - TAU) * (xp.where(has_below, self.below, 0.0) - z)
+            p = xp.where(has_below, xp.minimum(p, ceiling), p)
+        return p
 
 
 @dataclass(frozen=True)
@@ -165,10 +183,15 @@ class View:
 
 
 def _box(obj, space: Space) -> Box | None:
-    """The closed bounds of the free variables per y coordinate, or None."""
-    if not any(closed_bound(v.attributes) for v in obj.free):
+    """The bounds of the free variables per y coordinate, or None when there are none."""
+    if not any(v.attributes.lower is not None or v.attributes.upper is not None for v in obj.free):
         return None
-    return Box(*bounds(obj, space, strict=False))
+    lower, upper = bounds(obj, space, strict=False)
+    xp = obj.xp
+    every_lower, every_upper = bounds(obj, space, strict=True)
+    above = xp.where(every_lower == lower, -math.inf, every_lower)
+    below = xp.where(every_upper == upper, math.inf, every_upper)
+    return Box(lower, upper, above, below)
 
 
 def bounds(obj, space: Space, strict: bool = True):
