@@ -176,7 +176,10 @@ def _fold(operands: list[Operand], spec) -> tuple[int, Operand]:
 # ----------------------------------------------------------------------------- contractions
 
 def contract(a: Operand, b: Operand, out: str) -> Term | None:
-    """The term of sum over the other letters of a[letters] * b[letters], indexed by `out`."""
+    """The term of sum over the other letters of a[letters] * b[letters], indexed by `out`;
+    None when matrix notation cannot say it."""
+    if _is_constant(a) and _is_constant(b):
+        return None                                  # each would count on the other's letters
     a, b = _constant(a, b, out), _constant(b, a, out)
     if a is None or b is None:
         return None
@@ -187,13 +190,18 @@ def contract(a: Operand, b: Operand, out: str) -> Term | None:
     if found is None:
         return None
     term, letters = found
-    return term if letters == out else transpose(term)
+    term = term if letters == out else transpose(term)
+    return term if term.order == len(out) and sorted(letters) == sorted(out) else None
+
+
+def _is_constant(op: Operand) -> bool:
+    return isinstance(op.term, (Ones, Num)) and bool(op.letters)
 
 
 def _constant(op: Operand, other: Operand, out: str) -> Operand | None:
     """A constant operand becomes a number when `other` fixes all its letters, a fill
     (`vector(c)`) over the letters it alone brings to `out`; None when it would be summed."""
-    if not isinstance(op.term, (Ones, Num)) or not op.letters:
+    if not _is_constant(op):
         return op
     alone = "".join(c for c in op.letters if c not in other.letters)
     if any(c not in out for c in alone) or len(set(op.letters)) != len(op.letters):

@@ -238,8 +238,10 @@ class Emitter:
     def _add(self, term: Add, depth: int) -> Piece:
         a, b = self.emit(term.a, depth), self.emit(term.b, depth)
         op = "-" if term.minus else "+"
-        return piece([self.wrap(a, ADD, "add", "left"), self.syntax.BINARY[op],
-                      self.wrap(b, ADD, "add", "strict" if term.minus else "right")], ADD, "add")
+        left = self.wrap(a, ADD, "add", "left")
+        family = "neg" if left.family == "neg" else "add"    # -a + b: brackets wherever -a needs them
+        return piece([left, self.syntax.BINARY[op],
+                      self.wrap(b, ADD, "add", "strict" if term.minus else "right")], ADD, family)
 
     def _neg(self, term: Neg, depth: int) -> Piece:
         return piece(["-", self.wrap(self.emit(term.arg, depth), POSTFIX)], ADD, "neg")

@@ -191,7 +191,7 @@ def neg(term: Term) -> Term:
 def mul(a: Term, b: Term) -> Term:
     """a * b: scalar multiplication (the scalar written first) or a matrix product."""
     if isinstance(a, Neg) or isinstance(b, Neg):
-        return neg(mul(a.arg if isinstance(a, Neg) else a, b.arg if isinstance(b, Neg) else b))
+        return _signed(mul, a, b)
     if scalar(b) and not scalar(a) or isinstance(b, Num) and not isinstance(a, Num):
         a, b = b, a                             # scalars, and numbers, first: 2 * x * A
     if isinstance(b, Mul) and scalar(b.a) and not scalar(a):
@@ -214,9 +214,18 @@ def mul(a: Term, b: Term) -> Term:
         return b
     if is_eye(b) and not scalar(a):
         return a
+    if isinstance(a, Mul) and scalar(a.a) and is_eye(a.b) and not scalar(b):
+        return mul(a.a, b)                      # (2 * eye) * A = 2 * A
     if scalar(a) and scalar(b) and a == b:
         return power(a, num(2))
     return Mul(*_product_kind(a, b), a, b)
+
+
+def _signed(build, a: Term, b: Term) -> Term:
+    """build(a, b) with the negations of a and b taken out: (-a) * (-b) = a * b."""
+    odd = isinstance(a, Neg) != isinstance(b, Neg)
+    term = build(a.arg if isinstance(a, Neg) else a, b.arg if isinstance(b, Neg) else b)
+    return neg(term) if odd else term
 
 
 def _product_kind(a: Term, b: Term) -> tuple[int, bool]:
@@ -244,7 +253,7 @@ def _is_recip(term: Term) -> bool:
 def div(a: Term, b: Term) -> Term:
     """a / b for a scalar b."""
     if isinstance(a, Neg) or isinstance(b, Neg):
-        return neg(div(a.arg if isinstance(a, Neg) else a, b.arg if isinstance(b, Neg) else b))
+        return _signed(div, a, b)
     if is_num(b, 1.0):
         return a
     return Div(a.order, a.row, a, b)
@@ -264,7 +273,7 @@ def hadamard(a: Term, b: Term) -> Term:
     if scalar(a) or scalar(b):
         return mul(a, b)
     if isinstance(a, Neg) or isinstance(b, Neg):
-        return neg(hadamard(a.arg if isinstance(a, Neg) else a, b.arg if isinstance(b, Neg) else b))
+        return _signed(hadamard, a, b)
     if isinstance(a, Ones) and a.value == 1.0:
         return b
     if isinstance(b, Ones) and b.value == 1.0:
@@ -295,7 +304,8 @@ def add(a: Term, b: Term, minus: bool = False) -> Term:
         return add(a, b.arg, not minus)
     if isinstance(b, Num) and b.value < 0:
         return add(a, num(-b.value), not minus)
-    return Add(a.order, a.row, a, b, minus)
+    shaped = a if a.order else b                # a scalar side broadcasts: 1 + x is a vector
+    return Add(shaped.order, shaped.row, a, b, minus)
 
 
 def call(fn: str, *args: Term, order: int | None = None) -> Term:

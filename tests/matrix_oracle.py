@@ -144,8 +144,10 @@ def matmul(a: Val, b: Val) -> Val:
     (inner,) = unify(_tied(a.shape, a.tie)[-1:], _tied(b.shape, b.tie)[:1])
     outer_a = _tied(a.shape[:-1] + (inner,), a.tie)[:-1]
     outer_b = _tied((inner,) + b.shape[1:], b.tie)[1:]
-    return lazy(outer_a + outer_b, lambda s: np.matmul(a.at(s[:len(outer_a)] + (inner,)),
-                                                       b.at((inner,) + s[len(outer_a):])), a.row)
+    def make(s):
+        n = inner if inner is not None else s[0] if a.tie else s[-1] if b.tie else None   # eye * v
+        return np.matmul(a.at(s[:len(outer_a)] + (n,)), b.at((n,) + s[len(outer_a):]))
+    return lazy(outer_a + outer_b, make, a.row)
 
 
 def transpose(x: Val) -> Val:
@@ -164,8 +166,13 @@ def call(fn: str, args: list) -> Val:
         return fill(1.0, 2 * int(a.value()), "delta")
     if fn in ELEMENTWISE:
         return lazy(a.shape, lambda s: ELEMENTWISE[fn](a.at(s)), a.row, a.tie)
-    m = a.value()
-    if fn in ("det", "inv", "adj", "tr") and (m.ndim != 2 or m.shape[0] != m.shape[1]):
+    if fn == "diag" and a.ndim == 1:
+        return lazy(a.shape * 2, lambda s: np.diag(a.at(s[:1])), tie=1)
+    if fn == "diag" and a.ndim == 2:
+        return lazy(_tied(a.shape, 1)[:1], lambda s: np.diagonal(a.at(s * 2)).copy())
+    square = fn in ("det", "inv", "adj", "tr") or (fn == "diag" and a.ndim == 2)
+    m = a.at(_tied(a.shape, 1)) if square and a.ndim == 2 else a.value()     # square: lengths tie
+    if square and (m.ndim != 2 or m.shape[0] != m.shape[1]):
         raise OracleError(f"{fn} needs a square matrix, got {m.shape}")
     table = {"det": np.linalg.det, "inv": np.linalg.inv, "tr": np.trace, "sum": np.sum,
              "adj": adjugate,

