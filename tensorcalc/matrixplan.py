@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from . import dag
 from .dag import Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
-from .matrixterms import (Call, Einsum, Leaf, Mul, Num, Ones, Raw, Ref, Term, add, call, hadamard,
+from .matrixterms import (Call, Einsum, Leaf, Mul, Neg, Num, Ones, Raw, Ref, Term, add, call, hadamard,
                           leaf, mul, neg, num, ones, power, recip, ref, transpose)
 from .printer import number, to_text
 
@@ -62,13 +62,16 @@ def inline(node: Expr, plans: Plan) -> Term:
         return term
     if (isinstance(node, Elementwise) and node.fn in ("neg", "recip") or _is_broadcast(term)) and _shallow(term):
         return term
+    if isinstance(term, Neg) and _shallow(term.arg):
+        return term                                  # a sum reads a + -(b *(...) c) as a - b *(...) c
     return ref(plans.same[node])
 
 
 def _shallow(term: Term) -> bool:
     """Whether term is an operator over references and leaves only (so inlined wrappers
     stay a few levels deep, however long a chain of negations and reciprocals)."""
-    return all(isinstance(v, (Ref, Leaf, Num, Ones)) or not isinstance(v, Term) for v in vars(term).values())
+    parts = [p for v in vars(term).values() for p in (v if isinstance(v, tuple) else (v,))]
+    return all(isinstance(p, (Ref, Leaf, Num, Ones)) or not isinstance(p, Term) for p in parts)
 
 
 def _is_broadcast(term: Term) -> bool:
@@ -144,7 +147,11 @@ def _product(node: Product, plans) -> Term:
         done, have = 1, Operand(inline(node.args[0], plans) if not isinstance(node.args[0], Const)
                                 else num(node.args[0].value), inputs[0])
     rest = tuple(num(a.value) if isinstance(a, Const) else inline(a, plans) for a in node.args[done:])
-    return Einsum(node.order, False, dag.Spec((have.letters,) + inputs[done:], out), (have.term,) + rest)
+    args = (have.term,) + rest
+    signs = sum(isinstance(a, Neg) for a in args)               # linear in each operand
+    args = tuple(a.arg if isinstance(a, Neg) else a for a in args)
+    term = Einsum(node.order, False, dag.Spec((have.letters,) + inputs[done:], out), args)
+    return neg(term) if signs % 2 else term
 
 
 def _operand(node: Expr, letters: str, plans) -> Operand:

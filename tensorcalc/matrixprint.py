@@ -11,7 +11,7 @@ of children, so a deep expression costs linear memory). A node that two or more 
 refer to and whose text is longer than NAME_AT characters is printed once, as a `let`:
 
     let t1 = exp(-((X * w + b) .* y))
-    -(X' * diag((-(y ./ (1 + t1)) + t1 ./ (1 + t1) .^ 2 .* y) .* t1 .* y) * X)
+    -(X' * diag((t1 ./ (1 + t1) .^ 2 .* y - y ./ (1 + t1)) .* t1 .* y) * X)
 
 Brackets follow one precedence table, from loose to tight: `+ -` (and a leading unary
 minus), the products `* /`, `.* ./` and `*(ij,jk->ik)`, powers `^ .^`, the transpose

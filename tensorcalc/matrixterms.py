@@ -299,11 +299,14 @@ def power(a: Term, b: Term) -> Term:
 
 
 def add(a: Term, b: Term, minus: bool = False) -> Term:
-    """a + b (a - b when minus); a negated or negative right side turns the sign."""
+    """a + b (a - b when minus); a negated or negative right side turns the sign, and a
+    negated left side moves right."""
     if isinstance(b, Neg):
         return add(a, b.arg, not minus)
     if isinstance(b, Num) and b.value < 0:
         return add(a, num(-b.value), not minus)
+    if isinstance(a, Neg) and not minus:
+        return add(b, a.arg, True)                  # -a + b = b - a
     shaped = a if a.order else b                # a scalar side broadcasts: 1 + x is a vector
     return Add(shaped.order, shaped.row, a, b, minus)
 
