@@ -55,6 +55,7 @@ class State:
     zu: object
     Z: list
     mu: float
+    gaps: tuple | None = None       # (y - l, u - y), see `Interior.gaps`
 
 
 class Residuals(NamedTuple):
@@ -82,13 +83,15 @@ class Step(NamedTuple):
 
 @dataclass
 class Point:
-    """f, its gradient, constraint values and Jacobian (rows), and (when asked) the
-    Hessian W of the Lagrangian without the cones at a state."""
+    """f, its gradient, constraint values and Jacobian (rows) at a point y; when asked
+    the objective's Hessian H; W, the Hessian of the Lagrangian without the cones, is
+    added by `Interior.system` (it depends on the multipliers)."""
 
     f: float
     g: object
     c: object
     J: object
+    H: object = None
     W: object = None
 
 
@@ -147,10 +150,7 @@ class Interior:
         c, J = self.cons.values_jacobian(st.y)
         if not hessian:
             return Point(f, g, c, J)
-        if isinstance(H, Blocks):
-            H = dense(xp, H)
-        W = H + self.cons.hessian(st.y, self._weights(st)) if self.cons.m else H
-        return Point(f, g, c, J, W)
+        return Point(f, g, c, J, dense(xp, H) if isinstance(H, Blocks) else H)
 
     def _weights(self, st: State):
         w = self.xp.zeros(self.cons.m)
@@ -161,13 +161,19 @@ class Interior:
         xp = self.xp
         return xp.where(self.hasL, y - self.lower, 1.0), xp.where(self.hasU, self.upper - y, 1.0)
 
+    def gaps(self, st: State):
+        """(y - l, u - y) at st, 1 where there is no bound; computed once per state."""
+        if st.gaps is None:
+            st.gaps = self._gaps(st.y)
+        return st.gaps
+
     def residuals(self, st: State, pt: Point, mu: float) -> Residuals:
         xp, eq = self.xp, self.eq
         Ji, Je = pt.J[~eq], pt.J[eq]
         rd = pt.g + Ji.T @ st.lam + Je.T @ st.nu - st.zl + st.zu
         if self.degree:
             rd = rd - cone.reduce(self.space, st.Z)
-        dl, du = self._gaps(st.y)
+        dl, du = self.gaps(st)
         rl = xp.where(self.hasL, dl * st.zl - mu, 0.0)
         ru = xp.where(self.hasU, du * st.zu - mu, 0.0)
         return Residuals(rd, pt.c[~eq] + st.s, pt.c[eq], st.s * st.lam - mu, rl, ru,
@@ -183,7 +189,7 @@ class Interior:
 
     def gap(self, st: State) -> float:
         xp = self.xp
-        dl, du = self._gaps(st.y)
+        dl, du = self.gaps(st)
         return (float(st.s @ st.lam) + float(xp.sum(xp.where(self.hasL, dl * st.zl, 0.0)))
                 + float(xp.sum(xp.where(self.hasU, du * st.zu, 0.0))) + cone.gap(self.space, st.y, st.Z))
 
@@ -205,7 +211,7 @@ class Interior:
         xp = self.xp
         rd = self.residuals(st, pt, 0.0).d
         stat = float(xp.max(xp.abs(rd))) if self.view.n else 0.0
-        dl, du = self._gaps(st.y)
+        dl, du = self.gaps(st)
         products = [st.s * st.lam, xp.where(self.hasL, dl * st.zl, 0.0), xp.where(self.hasU, du * st.zu, 0.0)]
         comp = [float(xp.max(p)) for p in products if p.size]
         comp += [float(xp.max(xp.abs(P))) for P in cone.products(self.space, st.y, st.Z, 0.0)]
@@ -217,8 +223,11 @@ class Interior:
         a multiple of I where not positive definite, and with equalities K^-1 J_e' and
         the Schur complement J_e K^-1 J_e'."""
         xp, eq = self.xp, self.eq
+        if pt.H is None:
+            pt.H = self.point(st).H
+        pt.W = pt.H + self.cons.hessian(st.y, self._weights(st)) if self.cons.m else pt.H
         Ji, Je = pt.J[~eq], pt.J[eq]
-        dl, du = self._gaps(st.y)
+        dl, du = self.gaps(st)
         D = xp.where(self.hasL, st.zl / dl, 0.0) + xp.where(self.hasU, st.zu / du, 0.0)
         K = pt.W + Ji.T @ ((st.lam / st.s)[:, None] * Ji) if Ji.shape[0] else pt.W.copy()
         K[xp.diag_indices(self.view.n)] += D
@@ -239,7 +248,7 @@ class Interior:
         """The Newton step for the residuals r (see the module docstring)."""
         xp = self.xp
         Ji, Je = sysm.Ji, sysm.Je
-        dl, du = self._gaps(st.y)
+        dl, du = self.gaps(st)
         rhs = (-r.d - Ji.T @ ((st.lam * r.i - r.s) / st.s)
                - xp.where(self.hasL, r.l / dl, 0.0) + xp.where(self.hasU, r.u / du, 0.0))
         if self.degree:
@@ -260,7 +269,7 @@ class Interior:
         """(primal, dual): the largest steps <= 1 keeping the fraction `tau` of the bound
         gaps, s and the cones' M (primal), of lam, zl, zu and the Z (dual)."""
         xp = self.xp
-        dl, du = self._gaps(st.y)
+        dl, du = self.gaps(st)
         primal = min(_to_boundary(xp, v, dv, mask, tau) for v, dv, mask in
                      ((st.s, d.ds, None), (dl, d.dy, self.hasL), (du, -d.dy, self.hasU)))
         dual = min(_to_boundary(xp, v, dv, mask, tau) for v, dv, mask in
@@ -284,7 +293,7 @@ class Interior:
         xp = self.xp
         if not finite(self, pt):
             return math.inf
-        dl, du = self._gaps(st.y)
+        dl, du = self.gaps(st)
         logs = (float(xp.sum(xp.log(st.s))) + float(xp.sum(xp.where(self.hasL, xp.log(dl), 0.0)))
                 + float(xp.sum(xp.where(self.hasU, xp.log(du), 0.0))))
         B = cone.barrier(self.space, st.y)[0] if self.degree else 0.0
@@ -297,7 +306,7 @@ class Interior:
     def slope(self, st: State, pt: Point, d: Step, mu: float) -> float:
         """The barrier function's derivative along the primal step (dy, ds)."""
         xp = self.xp
-        dl, du = self._gaps(st.y)
+        dl, du = self.gaps(st)
         value = (float(pt.g @ d.dy) - mu * float(xp.sum(d.ds / st.s))
                  - mu * float(xp.sum(xp.where(self.hasL, d.dy / dl, 0.0)))
                  + mu * float(xp.sum(xp.where(self.hasU, d.dy / du, 0.0))))
@@ -307,11 +316,11 @@ class Interior:
         """Duals kept within a factor KAPPA of mu / gap (Waechter and Biegler's safeguard,
         so that the primal-dual Hessian cannot drift from the primal one)."""
         xp, mu = self.xp, st.mu
-        dl, du = self._gaps(st.y)
+        dl, du = self.gaps(st)
         lam = xp.clip(st.lam, mu / (KAPPA * st.s), KAPPA * mu / st.s)
         zl = xp.where(self.hasL, xp.clip(st.zl, mu / (KAPPA * dl), KAPPA * mu / dl), 0.0)
         zu = xp.where(self.hasU, xp.clip(st.zu, mu / (KAPPA * du), KAPPA * mu / du), 0.0)
-        return State(st.y, st.s, lam, st.nu, zl, zu, st.Z, mu)
+        return State(st.y, st.s, lam, st.nu, zl, zu, st.Z, mu, st.gaps)
 
 
 def finite(ip: Interior, pt: Point) -> bool:

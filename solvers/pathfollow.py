@@ -71,22 +71,21 @@ def solve(ip: Interior, y0, max_iter: int, sign: float = 1.0) -> Result:
     """Iterate from y0 until the KKT conditions hold or a stop (see the module docstring)."""
     opts, clock, history = ip.opts, Clock(), []
     st = ip.start(y0)
+    with clock("eval"):
+        pt = ip.point(st, hessian=False)
     if opts.verbose:
         print(HEADER)
     for k in range(max_iter + 1):
-        with clock("eval"):
-            pt = ip.point(st)
         it = _record(ip, st, pt, k, sign)
         history.append(it)
         status = _stop(ip, st, pt, it, k, max_iter)
         if status is None:
             found = _iterate(ip, st, pt, it, clock)
-            status, st = (2, st) if found is None else (None, found)
+            status, (st, pt) = (2, (st, pt)) if found is None else (None, found)
         _close(it, clock, opts)
         if status is None and _callback(opts, ip, st, it):
             status = 3
         if status is not None:
-            pt = ip.point(st, hessian=False) if status == 3 else pt
             return Result(st, pt, status, MESSAGES[status], history)
     raise AssertionError("unreachable: the last iteration returns")
 
@@ -110,8 +109,13 @@ def _stop(ip: Interior, st: State, pt: Point, it: Iteration, k: int, max_iter: i
     return None
 
 
-def _iterate(ip: Interior, st: State, pt: Point, it: Iteration, clock) -> State | None:
-    """The next state (the step recorded on `it`), or None when no step was found."""
+def _iterate(ip: Interior, st: State, pt: Point, it: Iteration, clock):
+    """(the next state, its Point) with the step recorded on `it`, or None when no step
+    was found. The first trial point of a search is evaluated with its Hessian, kept for
+    the next iteration when accepted (as it usually is)."""
+    with clock("eval"):
+        if pt.H is None:
+            pt.H = ip.point(st).H
     with clock("solve"):
         sysm = ip.system(st, pt)
     it.damping = sysm.shift
@@ -154,7 +158,7 @@ def _predictor_corrector(ip: Interior, sysm: System, st: State, pt: Point):
     return ip.step(sysm, st, r), mu
 
 
-def _search(ip: Interior, st: State, pt: Point, d, mu: float, it: Iteration) -> State | None:
+def _search(ip: Interior, st: State, pt: Point, d, mu: float, it: Iteration):
     """The state after the step the module docstring describes, or None. The penalty
     grows as Nocedal and Wright (18.36) ask, so that the step descends the merit."""
     tp, td = ip.longest(st, d, TAU)
@@ -168,19 +172,20 @@ def _search(ip: Interior, st: State, pt: Point, d, mu: float, it: Iteration) -> 
     if not slope < 0:
         if slope <= 8 * EPS * (1 + abs(before)):       # rounding at the solution: step on
             it.step = tp
-            return ip.clamp(ip.moved(st, d, tp, mu, td))
+            new = ip.moved(st, d, tp, mu, td)
+            return ip.clamp(new), ip.point(new)
         it.fallbacks.append(f"not a descent direction of the merit (slope {slope:.3g})")
         return None
     residual = ip.norm(st, ip.residuals(st, pt, mu))
     t = tp
-    for _ in range(ip.opts.max_trials):
+    for n in range(ip.opts.max_trials):
         new = ip.moved(st, d, t, mu, td)
-        trial = ip.point(new, hessian=False)       # inside the bounds and cones: `longest`
+        trial = ip.point(new, hessian=n == 0)      # inside the bounds and cones: `longest`
         it.trials.append((t, trial.f if math.isfinite(trial.f) else math.inf))
         if finite(ip, trial) and (ip.merit(new, trial, mu) <= before + ip.opts.c1 * t * slope + 8 * EPS * abs(before)
                                   or ip.norm(new, ip.residuals(new, trial, mu)) <= (1 - 0.01 * t) * residual):
             it.step = t
-            return ip.clamp(new)
+            return ip.clamp(new), trial
         t /= 2
     return None
 
