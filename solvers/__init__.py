@@ -15,7 +15,11 @@
 Stages: `data` (checked inputs) -> `objective` (compiled value, gradient, Hessian or its
 blocks, Hessian-vector products, on NumPy or CuPy) -> a method (`newton`, `firstorder`)
 driven by `loop` with `linesearch` and `linalg` -> `api.minimize`; `alternate` runs
-block-coordinate Newton (one Newton step per block of variables in turn).
+block-coordinate Newton (one Newton step per block of variables in turn). Constraints,
+closed bounds and matrix variables go through `constrained`: `space` (symmetric
+coordinates, cones), `bounds` (projected methods), `constraints` (compiled c(x)),
+`interior` with `pathfollow` and `cone` (the interior-point method), `lagrangian`
+(the augmented Lagrangian).
 """
 from .alternate import alternate
 from .api import METHODS, minimize

@@ -74,7 +74,7 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
     obj = Objective(task, xp)
     opts.sign, opts.second_order, opts.convex = task.sign, bool(second_order), convexity == "convex"
     start = time.perf_counter()
-    if constrained.needs_constrained(task):
+    if task.constrained:              # constraints, closed bounds or matrix variables
         out = constrained.solve(task, obj, method, lambda: _method(method, gtol, tol, memory), opts, gtol, tol)
     else:
         out = run(obj, _method(method, gtol, tol, memory), obj.pack(task.x0), opts)

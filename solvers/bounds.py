@@ -70,8 +70,11 @@ class Projected(Method):
         rule = FACE.get(type(self.inner))
         return rule(self, obj, z, f, g, extra, clock) if rule else self.inner.direction(obj, z, f, g, extra, clock)
 
-    def face(self, obj):
-        """`obj` with Hessian-vector products of the masked Hessian (for certify, CG)."""
+    def face(self, obj, z, g):
+        """`obj` on the face of z (Hessian-vector products, and `hessian` after this call,
+        of the masked Hessian), for `certify`."""
+        free = free_mask(obj, z, g)
+        self.free = None if bool(obj.xp.all(free == 1.0)) else free
         return obj if self.free is None else _Face(obj, self.free)
 
 

@@ -46,11 +46,6 @@ class Solved:
     multipliers: dict
 
 
-def needs_constrained(task) -> bool:
-    """Whether `solve` (not the plain loop) must run: constraints, closed bounds or matrices."""
-    return task.constrained
-
-
 def solve(task, obj, name: str, make, opts, gtol: float, tol: float) -> Solved:
     """Minimise `task` with the method `name` (`make()` builds it); see the module
     docstring for which method keeps what."""

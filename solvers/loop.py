@@ -76,10 +76,10 @@ def stationarity(obj, z, g):
     return g if box is None else z - box.project(obj.xp, z - g)
 
 
-def _face(method, obj):
-    """What `certify` examines: a projected method's objective on its current face."""
+def _face(method, obj, z, g):
+    """What `certify` examines: a projected method's objective on the face of z."""
     face = getattr(method, "face", None)
-    return obj if face is None else face(obj)
+    return obj if face is None else face(obj, z, g)
 
 
 @dataclass
@@ -124,7 +124,7 @@ def run(obj, method, z, opts: Options) -> Outcome:
         message = _message(status, method) if status is not None else None
         if status in (0, 1, 2):
             with clock("eval"):
-                verdict = certify.examine(_face(method, obj), z, f, g, lambda: method.hessian(obj, z, extra), opts,
+                verdict = certify.examine(_face(method, obj, z, g), z, f, g, lambda: method.hessian(obj, z, extra), opts,
                                           start, (s_prev, z - start), status)
             leave = verdict.point is not None and k < opts.max_iter and escapes < MAX_ESCAPES
             escapes += leave

@@ -128,6 +128,18 @@ def test_closed_bounds_are_projected_not_a_domain():
     assert result.multipliers["upper bound of x"] == pytest.approx(4 - math.exp(1.2))
 
 
+@pytest.mark.parametrize("method", ["newton", "newton-cg", "lbfgs", "gd"])
+def test_nonconvex_objective_on_a_box_reaches_a_corner(method):
+    # -|x|^2 + 0.1 sum(x) on [-1, 1]^2 from 0, a maximum: the curvature check steps off it,
+    # and at the corner (-1, -1), where both bounds bind, the masked Hessian says minimum
+    result = solvers.minimize("variable x[n] >= -1 <= 1\nminimize -sum(x^2) + 0.1 * sum(x)",
+                              x0=np.zeros(2), method=method)
+    assert result.status == 0 and result.convexity != "convex", result.message
+    np.testing.assert_array_equal(result.x["x"], [-1.0, -1.0])
+    assert result.fun == pytest.approx(-2.2)
+    np.testing.assert_allclose(result.multipliers["lower bound of x"], 2.1)
+
+
 def test_mle_over_pd_matrices_from_the_identity_matches_cvxpy():
     cp = pytest.importorskip("cvxpy")
     rng = np.random.default_rng(2)
@@ -306,3 +318,24 @@ def test_mle_larger_by_auto():
     assert result.method == "lbfgs" and result.status == 0
     X = result.x["X"]
     np.testing.assert_allclose(C - np.linalg.inv(X) + 0.1 * X, 0.0, atol=1e-7)
+
+
+def test_gpu_matches_cpu():
+    """The constrained paths on CuPy arrays (skipped without a CUDA device)."""
+    cupy = pytest.importorskip("cupy")
+    try:
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            pytest.skip("no CUDA device")
+    except Exception as exc:  # noqa: BLE001 - no driver
+        pytest.skip(f"no usable CUDA device: {exc}")
+    rng = np.random.default_rng(1)
+    cases = [(PORTFOLIO, portfolio_data(12), "newton"), (PORTFOLIO, portfolio_data(12), "lbfgs"),
+             (NNLS, {"A": rng.standard_normal((30, 10)), "b": rng.standard_normal(30)}, "newton"),
+             (MLE, {"C": np.cov(rng.standard_normal((12, 4)).T), "lam": 0.1}, "newton")]
+    for problem, data, method in cases:
+        cpu = solvers.minimize(problem, data=data, method=method)
+        gpu = solvers.minimize(problem, data=data, method=method, device="gpu")
+        assert gpu.status == 0 and gpu.constr_violation <= 1e-8, (problem, method, gpu.message)
+        assert rel(gpu.fun, cpu.fun) <= 1e-9
+        for name in cpu.x:
+            np.testing.assert_allclose(gpu.x[name], cpu.x[name], atol=1e-7)
