@@ -1,13 +1,12 @@
 """Declarations: one `variable` or `parameter` statement to a `convexcheck.model.Declaration`.
 
-`declaration(src, st)` reads the text after the keyword (`NAME[DIMS] ATTRIBUTES...`) and
-returns the Declaration: the name, the dimensions (names, or whole numbers from 1 to
-MAX_INT_DIM), and the Attributes, keeping the tightest of repeated bounds. `src` and `st` are
-the problem's source and statement, taken by what they do: `src.fail(message, line, column)`
-raises; `st` has `keyword`, `line`, `body` and `locate(offset)`, the file (line, column) of a
-character of `body`. Every rejection goes through `src.fail`, so it is a ProblemError that
-names the line and column, what is wrong and the fix. `check_name` is the one rule for what
-a declared name may be; the thesis form uses it too.
+`declaration(src, st)` reads the tokens after the keyword (`NAME[DIMS] ATTRIBUTES...`, as
+the grammar hands them over in `st.tokens`) and returns the Declaration: the name, the
+dimensions (names, or whole numbers from 1 to MAX_INT_DIM), and the Attributes, keeping
+the tightest of repeated bounds. `src.fail(message, line, column)` raises; every
+rejection goes through it, so it is a ProblemError that names the line and column of the
+token that does not fit, what is wrong and the fix. `check_name` is the one rule for what
+a declared name may be; the thesis form and `let` names use it too.
 """
 from __future__ import annotations
 
@@ -22,7 +21,7 @@ from .model import DEFINITE, Attributes, Declaration
 
 MAX_INT_DIM = 1_000_000    # largest integer dimension
 KEYWORDS = ("variable", "parameter", "declare", "minimize", "maximize", "expression",
-            "subject", "derivative", "define")
+            "subject", "derivative", "define", "minimise", "maximise", "let")
 RESERVED = _TC_RESERVED + KEYWORDS     # no name may be a function or a statement keyword
 SIGNS = {"nonneg": (">=", 0.0), "pos": (">", 0.0), "nonpos": ("<=", 0.0), "neg": ("<", 0.0)}
 CONES = ("symmetric",) + DEFINITE
@@ -36,22 +35,26 @@ def check_name(src, name: str, where: tuple[int, int]) -> None:
         src.fail(f"{name!r} is reserved (a function or keyword); choose another name", *where)
 
 
-_TOKEN = re.compile(r"(?P<num>[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
-                    r"|(?P<op>>=|<=|[<>\[\],])|(?P<bad>\S)", re.ASCII)
+_KINDS = {"NAME": "name", "NUMBER": "num"}     # the rest: punctuation ("op"), or a keyword ("name")
 
 
 class _Tok(NamedTuple):
-    kind: str    # num, name, op or bad
+    kind: str    # num, name or op
     text: str
-    at: int      # offset in the statement's body
+    line: int
+    column: int
 
 
 class _Tokens:
-    """The tokens of one declaration, read left to right; `fail` points at one."""
+    """The tokens of one declaration, read left to right; `fail` points at one, or just
+    past the last when there is none."""
 
     def __init__(self, src, st):
-        self.src, self.st, self.pos = src, st, 0
-        self.toks = [_Tok(m.lastgroup, m.group(), m.start()) for m in _TOKEN.finditer(st.body)]
+        self.src, self.pos = src, 0
+        self.toks = [_Tok(_KINDS.get(t.kind, "name" if t.text.isalpha() else "op"), t.text, t.line, t.column)
+                     for t in st.tokens]
+        last = st.tokens[-1] if st.tokens else st.keyword
+        self.end = (last.end_line, last.end_column)
 
     def peek(self, text: str | None = None):
         tok = self.toks[self.pos] if self.pos < len(self.toks) else None
@@ -59,23 +62,22 @@ class _Tokens:
 
     def take(self, what: str, kind: str | None = None) -> _Tok:
         tok = self.peek()
-        if tok is None or (kind and tok.kind != kind) or tok.kind == "bad":
+        if tok is None or (kind and tok.kind != kind):
             found = "the end of the statement" if tok is None else repr(tok.text)
-            hint = " (names use ASCII letters, digits and _)" if tok and not tok.text.isascii() else ""
-            self.fail(tok, f"expected {what}, found {found}{hint}")
+            self.fail(tok, f"expected {what}, found {found}")
         self.pos += 1
         return tok
 
     def fail(self, tok: _Tok | None, message: str):
-        self.src.fail(message, *self.st.locate(tok.at if tok else len(self.st.body.rstrip())))
+        self.src.fail(message, *((tok.line, tok.column) if tok else self.end))
 
 
 def declaration(src, st) -> Declaration:
     toks = _Tokens(src, st)
-    tok = toks.take(f"a name after {st.keyword!r}", "name")
-    check_name(src, tok.text, st.locate(tok.at))
+    tok = toks.take(f"a name after {st.kind!r}", "name")
+    check_name(src, tok.text, (tok.line, tok.column))
     dims = _dims(toks, tok.text) if toks.peek("[") else ()
-    return Declaration(tok.text, st.keyword, dims, _attributes(toks, tok.text, dims), st.line)
+    return Declaration(tok.text, st.kind, dims, _attributes(toks, tok.text, dims), st.keyword.line)
 
 
 def _dims(toks: _Tokens, name: str) -> tuple[str | int, ...]:
@@ -118,6 +120,8 @@ def _attributes(toks: _Tokens, name: str, dims: tuple) -> Attributes:
             op, value = SIGNS[tok.text]
         elif tok.text in ("<", "<=", ">", ">="):
             op, value = tok.text, _bound_value(toks, tok, name)
+        elif tok.text.lower() in KEYWORDS:
+            toks.fail(tok, f"keywords are lower case: write {tok.text.lower()!r}")
         else:
             toks.fail(tok, f"unknown attribute {tok.text[:40]!r} for {name!r}; expected "
                            f"{', '.join((*SIGNS, *CONES))} or a bound such as '>= 0'")
@@ -126,7 +130,7 @@ def _attributes(toks: _Tokens, name: str, dims: tuple) -> Attributes:
     lo = max(lower, key=lambda b: (b.value, b.strict), default=None)
     up = min(upper, key=lambda b: (b.value, not b.strict), default=None)
     if lo and up and (lo.value > up.value or (lo.value == up.value and (lo.strict or up.strict))):
-        toks.fail(max(lo.tok, up.tok, key=lambda t: t.at),
+        toks.fail(max(lo.tok, up.tok, key=lambda t: (t.line, t.column)),
                   f"contradictory bounds on {name!r}: {lo.word!r} and {up.word!r} leave no value; drop one")
     return Attributes(lower=lo.value if lo else None, lower_strict=bool(lo and lo.strict),
                       upper=up.value if up else None, upper_strict=bool(up and up.strict),
@@ -135,10 +139,11 @@ def _attributes(toks: _Tokens, name: str, dims: tuple) -> Attributes:
 
 
 def _bound_value(toks: _Tokens, op: _Tok, name: str) -> float:
+    sign = toks.take(f"a number after {op.text!r}").text if toks.peek("-") or toks.peek("+") else "+"
     tok = toks.take(f"a number after {op.text!r} in the bounds of {name!r}", "num")
     if not math.isfinite(float(tok.text)):
         toks.fail(tok, f"the bound {tok.text[:40]} of {name!r} is not a finite float64 number")
-    return float(tok.text)
+    return float(sign + tok.text)
 
 
 def _definite(toks: _Tokens, name: str, dims: tuple, cones: list[_Tok], lo, up) -> str | None:

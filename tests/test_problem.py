@@ -206,7 +206,7 @@ ERRORS = [
      "axis 0 of w has dimension m but meets axis 1 of X, which has dimension n"),
     ("parameter A[m, n]\nminimize A *(ii,->) 1", 2, 10, "axis 1 of A has dimension n but meets axis 0 of A"),
     ("variable x[3]\nvariable y[4]\nminimize x *(i,i->) y", 3, 21, "dimension 4 but meets axis 0 of x, which has dimension 3"),
-    ("variable x[n]\nvariable y[n]\nminimize x * y", 3, 12, "plain * needs a scalar on one side"),
+    ("variable x[n]\nvariable y[n]\nminimize x * y", 3, 12, "two column vectors do not multiply; did you mean x' * y"),
     ("declare x 1\nexpression x\n", 2, 1, "the objective has order 1"),
     ("declare x 1\nexpression x *(i,i->) y", 2, 23, "undeclared variable 'y'"),
     ("declare x 1 expression x *(i,i->) x\nminimize x", 2, 1, "'minimize' cannot follow the thesis form"),

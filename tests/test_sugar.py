@@ -69,11 +69,16 @@ def test_sugar_differentiates():
     assert np.allclose(g, [6.0, -12.0])
 
 
-def test_plain_star_of_two_tensors_names_orders_and_place():
-    with pytest.raises(tc.ParseError, match=r"plain \* needs a scalar on one side; use \*\(s1,s2->s3\) "
-                                            r"for a tensor product \(here: orders 1 and 2\)") as info:
+def test_star_between_tensors_is_the_matrix_product_or_names_the_fix():
+    # issue 15: between vectors and matrices * is the matrix product; operands that do
+    # not fit are named with their shapes and the likely missing transpose
+    assert tc.parse("declare x 1 A 2 expression x' * A").expr is tc.parse_expr("x *(i,ij->j) A", ORDERS)
+    with pytest.raises(tc.ParseError, match=r"cannot multiply x \(a column vector\) by A \(a matrix\): "
+                                            r".*did you mean x' \* A\?") as info:
         tc.parse("declare x 1 A 2 expression x * A")
     assert (info.value.line, info.value.column) == (1, 30)
+    with pytest.raises(tc.ParseError, match=r"for operands of orders 1 and 3 write an index product"):
+        tc.parse("declare x 1 T 3 expression x * T")
 
 
 @pytest.mark.parametrize("name", ["sum", "sqrt"])

@@ -1,0 +1,93 @@
+"""Functions that are sugar: each call is rewritten, as the parser reads it, into syntax
+of the core language, so no function here has a node type, a derivative rule or a
+curvature rule of its own.
+
+    logdet(A)          log(det(A))
+    log_sum_exp(x)     log(sum(exp(x)))          (also logsumexp)
+    softplus(x)        log(1 + exp(x))           (also logistic, CVXPY's name)
+    entr(x)            -(x .* log(x))
+    kl_div(x, y)       x .* log(x ./ y) - x + y
+    quad_form(x, P)    x' * P * x
+    quad_over_lin(x, y) sum(x .^ 2) / y          (y a scalar)
+    norm2(x)           sqrt(sum(x .^ 2))         (Euclidean, Frobenius for a matrix)
+    square(x)          x .^ 2
+    trace(A)           tr(A)
+
+A call with the wrong number of arguments is left as it is, for `tensorcalc.infer` to
+refuse by name. The nodes written here point at the call (its line and column); the
+outermost covers the call's text, the others are marked as written by no one
+(`start == -1`), so messages describe them by their syntax.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+SIGNATURES = {
+    "logdet": "logdet(A)", "log_det": "log_det(A)", "log_sum_exp": "log_sum_exp(x)",
+    "logsumexp": "logsumexp(x)", "softplus": "softplus(x)", "logistic": "logistic(x)", "entr": "entr(x)",
+    "kl_div": "kl_div(x, y)", "quad_form": "quad_form(x, P)", "quad_over_lin": "quad_over_lin(x, y)",
+    "norm2": "norm2(x)", "square": "square(x)", "trace": "trace(A)",
+}
+
+
+def _arity(name: str) -> int:
+    return SIGNATURES[name].count(",") + 1
+
+
+def expand(call):
+    """The core syntax for `call` when it names a sugar function with the right number of
+    arguments, else `call` itself."""
+    rule = _RULES.get(call.value)
+    if rule is None or len(call.args) != _arity(call.value):
+        return call
+    node = rule(_Writer(call), *call.args)
+    node.start, node.end = call.start, call.end          # the whole call reads as written
+    return node
+
+
+class _Writer:
+    """Builds syntax nodes placed at one call."""
+
+    def __init__(self, call):
+        self.syntax, self.pos = type(call), (call.line, call.column)
+
+    def node(self, kind, *args, value=None):
+        return self.syntax(kind, self.pos, args, value, (-1, -1))
+
+    def call(self, fn, *args):
+        return self.node("call", *args, value=fn)
+
+    def number(self, text):
+        return self.node("number", value=text)
+
+
+def _log_sum_exp(w, x):
+    return w.call("log", w.call("sum", w.call("exp", x)))
+
+
+def _softplus(w, x):
+    return w.call("log", w.node("add", w.number("1"), w.call("exp", x)))
+
+
+def _kl_div(w, x, y):
+    xlog = w.node("hadamard", x, w.call("log", w.node("div", x, y)))
+    return w.node("add", w.node("sub", xlog, x), y)
+
+
+def _sum_squares(w, x):
+    return w.call("sum", w.node("pow", x, w.number("2")))
+
+
+_RULES: dict[str, Callable] = {
+    "logdet": lambda w, a: w.call("log", w.call("det", a)),
+    "log_sum_exp": _log_sum_exp,
+    "softplus": _softplus,
+    "entr": lambda w, x: w.node("neg", w.node("hadamard", x, w.call("log", x))),
+    "kl_div": _kl_div,
+    "quad_form": lambda w, x, p: w.node("mul", w.node("mul", w.node("transpose", x), p), x),
+    "quad_over_lin": lambda w, x, y: w.node("div", _sum_squares(w, x), y),
+    "norm2": lambda w, x: w.call("sqrt", _sum_squares(w, x)),
+    "square": lambda w, x: w.node("pow", x, w.number("2")),
+    "trace": lambda w, a: w.call("tr", a),
+}
+_RULES.update(log_det=_RULES["logdet"], logsumexp=_log_sum_exp, logistic=_softplus)
