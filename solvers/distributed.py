@@ -5,18 +5,18 @@ optimised stay NumPy arrays on the client. Nothing here gathers a chunk:
 
 - `lazy(value, where)` is what `data.prepare` keeps instead of a NumPy copy: the array
   as float64, its dtype and shape checked, nothing computed.
-- `prepared(arrays, declarations)`, once per solve: axes of one named dimension are given
-  the same chunks (the largest array's), NumPy arrays along a chunked dimension become
-  Dask arrays chunked alike; with a `dask.distributed` client
-  whose workers have room for them (half their memory limits together), the arrays are
-  persisted on the workers, and every later evaluation reads the persisted chunks;
-  without such room (or without a distributed client) evaluations stream the data from
-  its source (files, `da.random`) each time. Then one `dask.compute` checks what
-  `prepare` checks of NumPy data (finite entries, declared bounds) as reductions.
-- `evaluated(program, values)`: the outputs of one compiled call (f, g and H, or H v)
-  in one `dask.compute`. The compiled functions (`tensorcalc.chunked`) contract each chunk and
-  tree-sum the results on the workers, so only those reduced arrays reach the client,
-  where the small Newton system is solved.
+- `prepared(arrays, declarations)`, once per solve: axes of one named dimension get the
+  same chunks (the largest array's), and NumPy arrays along a chunked dimension become
+  Dask arrays chunked alike. With a `dask.distributed` client whose workers have room
+  (half their memory limits together), the arrays are persisted on the workers and every
+  later evaluation reads the persisted chunks; without room, or without a distributed
+  client, each evaluation streams the data from its source (files, `da.random`). Then
+  one `dask.compute` checks what `prepare` checks of NumPy data (finite entries,
+  declared bounds) as reductions.
+- `evaluated(program, values)`: the outputs of one compiled call (f, g and H, or H v) in
+  one `dask.compute`. The compiled functions (`tensorcalc.chunked`) contract each chunk
+  and tree-sum the results on the workers, so only those reduced arrays reach the
+  client, where the small Newton system is solved.
 - `kept(value)`: a hoisted invariant (a part of the objective that reads only data): a
   reduced one (one block, X^T X) is computed once, a chunked one (-y) persisted beside
   the data when they are persisted.
