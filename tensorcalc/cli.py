@@ -157,7 +157,8 @@ def source(text: str, path: str | None, declared: dict[str, int] | None,
     except TensorCalcError as err:
         if "\n" in text.strip():
             raise
-        raise TensorCalcError(f"{err}\n(for an expression, declare its names: --declare \"x vector, A matrix\")") from None
+        hint = "(for an expression, declare its names: --declare \"x vector, A matrix\")"
+        raise TensorCalcError(f"{err}\n{hint}") from None
 
 
 def _first_word(text: str) -> str:
