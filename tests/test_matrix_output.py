@@ -305,3 +305,22 @@ def _index_text_is_sized(e) -> bool:
     """Whether the index-notation text of e, read back, fixes every axis length."""
     again = tc.parse_expr(tc.to_text(e), VARIABLES)
     return all(a.var for n in dag.topo(again) for a in n.axes)
+
+
+@settings(max_examples=examples(40))
+@given(data=st.data(), order=st.integers(0, 2), k=st.integers(0, 2))
+def test_random_expressions_parse_back(data, order, k):
+    """parse_expr(to_text(e, "matrix")) evaluates as e, for random expressions of orders 0
+    to 2 and their first and second derivatives."""
+    original = tc.parse_expr(data.draw(expressions(order, depth=3)), VARIABLES)
+    names = tc.variables(original)
+    e = tc.derivative(original, data.draw(st.sampled_from(sorted(names))), k) if k and names else original
+    used = tc.variables(e)
+    assume(all(a.var in used for n in dag.topo(e) for a in n.axes))
+    text = tc.to_text(e, "matrix")
+    again = tc.parse_expr(text, VARIABLES)
+    values = sample_values(names, axis_lengths([original, e]), np.random.default_rng(0))
+    with np.errstate(all="ignore"):
+        want = tc.evaluate(e, values)
+        got = tc.evaluate(again, values, {a: want.shape[p] for p, a in enumerate(again.axes) if not a.var})
+    assert got.shape == want.shape and np.allclose(got, want, rtol=1e-9, atol=1e-12, equal_nan=True), text
