@@ -337,8 +337,8 @@ def _special(tok, expected: set, text: str, problem: bool):
         note = " (accepted and ignored)" if problem else ""
         return f"write 'derivative wrt NAME'{note}", _before(text, tok, "derivative")
     if problem and expected <= _KEYWORD_TYPES | {"$END"} and text[:tok.start_pos].strip(" \t\r\n\ufeff") == "":
-        return (f"a problem starts with a statement keyword ({', '.join(STATEMENT_KEYWORDS[:6])}), "
-                f"found {value.split()[0][:40]!r}"), None
+        return (f"a problem starts with a statement keyword (variable, parameter, define, let, minimize, "
+                f"maximize, expression), found {value.split()[0][:40]!r}"), None
     return None
 
 

@@ -9,6 +9,7 @@ curvature rule of its own.
     kl_div(x, y)       x .* log(x ./ y) - x + y
     quad_form(x, P)    x' * P * x
     quad_over_lin(x, y) sum(x .^ 2) / y          (y a scalar)
+    norm1(x)           sum(abs(x))               (entrywise, as MatrixCalculus.org)
     norm2(x)           sqrt(sum(x .^ 2))         (Euclidean, Frobenius for a matrix)
     square(x)          x .^ 2
     trace(A)           tr(A)
@@ -26,7 +27,7 @@ SIGNATURES = {
     "logdet": "logdet(A)", "log_det": "log_det(A)", "log_sum_exp": "log_sum_exp(x)",
     "logsumexp": "logsumexp(x)", "softplus": "softplus(x)", "logistic": "logistic(x)", "entr": "entr(x)",
     "kl_div": "kl_div(x, y)", "quad_form": "quad_form(x, P)", "quad_over_lin": "quad_over_lin(x, y)",
-    "norm2": "norm2(x)", "square": "square(x)", "trace": "trace(A)",
+    "norm1": "norm1(x)", "norm2": "norm2(x)", "square": "square(x)", "trace": "trace(A)",
 }
 
 
@@ -86,6 +87,7 @@ _RULES: dict[str, Callable] = {
     "kl_div": _kl_div,
     "quad_form": lambda w, x, p: w.node("mul", w.node("mul", w.node("transpose", x), p), x),
     "quad_over_lin": lambda w, x, y: w.node("div", _sum_squares(w, x), y),
+    "norm1": lambda w, x: w.call("sum", w.call("abs", x)),
     "norm2": lambda w, x: w.call("sqrt", _sum_squares(w, x)),
     "square": lambda w, x: w.node("pow", x, w.number("2")),
     "trace": lambda w, a: w.call("tr", a),

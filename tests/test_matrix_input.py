@@ -8,17 +8,23 @@ check that the sugar lowers to exactly the nodes of the index notation (no node 
 no rule of its own), and the errors check that a misfit names both operands, their
 shapes and the likely fix, with a caret, once.
 """
+import pathlib
+import re
+
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+import convexcheck
 import tensorcalc as tc
 from tensorcalc import dag
 from tensorcalc.check import axis_lengths, derivative_chain, sample_values
 
 from conftest import examples
 from strategies import VARIABLES, expressions
+
+ROOT = pathlib.Path(__file__).parents[1]
 
 
 def _sig(z):
@@ -240,6 +246,7 @@ SAME = [
     ("quad_form(x, A)", "x *(i,ij->j) A *(j,j->) x"),
     ("quad_over_lin(x, s)", "sum(x ^ 2) / s"),
     ("norm2(x)", "sqrt(sum(x ^ 2))"),
+    ("norm1(x)", "sum(abs(x))"),
     ("square(x)", "x ^ 2"),
     ("x ** 2", "x ^ 2"),
     ("x' * y", "x *(i,i->) y"),
@@ -323,3 +330,29 @@ def test_deep_matrix_products_parse_without_recursion():
     assert e.order == 0 and tc.count_nodes(e) == 3003
     e = tc.parse_expr("x" + "'" * 5001 + " * x", {"x": 1})
     assert e is tc.parse_expr("x' * x", {"x": 1})
+
+
+# ----------------------------------------------------------------------------- the documentation
+
+def _documented_examples():
+    """The rows of the MatrixCalculus.org table of docs/problem-format.md."""
+    text = (ROOT / "docs" / "problem-format.md").read_text()
+    table = text.split("<!-- matrixcalculus-examples -->")[1].split("<!-- /matrixcalculus-examples -->")[0]
+    rows = [[c.strip().strip("`") for c in line.strip("|").split("|")] for line in table.strip().splitlines()[2:]]
+    return [(theirs, ours, [d.strip().strip("`") for d in decls.split("`, `")]) for theirs, ours, decls in rows]
+
+
+@pytest.mark.parametrize("theirs, ours, decls", _documented_examples())
+def test_matrixcalculus_examples_read_as_documented(theirs, ours, decls):
+    """Their spelling and ours are one expression; it differentiates correctly in every
+    variable the row declares."""
+    found = [re.fullmatch(r"(variable|parameter) (\w+)(?:\[(.*)\])?( \w+)?", d) for d in decls]
+    orders = {m[2]: len(m[3].split(",")) if m[3] else 0 for m in found}
+    e = tc.parse_expr(ours, orders)
+    assert tc.parse_expr(theirs, orders) is e
+    for m in found:
+        if m[1] == "variable":
+            assert tc.check_derivative(e, m[2], 1, seed=2).error < 1e-6
+    if e.order == 0:                                 # a problem file reads it too
+        p = convexcheck.load_problem("\n".join(decls) + f"\nexpression {ours}\n")
+        assert p.objective.expr is tc.parse_expr(ours, orders)
