@@ -7,6 +7,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from convexcheck import analyze
+from tensorcalc import cache
 
 from . import constrained
 from .data import SolverError, Task, prepare
@@ -123,7 +124,18 @@ def _verdict(expr, sense, declarations, constraints=()) -> str:
     from convexcheck.model import Part, Problem
     need = {"minimize": "convex", "maximize": "concave"}[sense]
     problem = Problem(dict(declarations), sense, Part("objective", "", expr, need), constraints)
-    return analyze(problem, samples=10).verdict
+    return cache.cached("verdict", (expr, sense, declarations, constraints),
+                        lambda: analyze(problem, samples=10).verdict, _verdict_data, _verdict_from)[0]
+
+
+def _verdict_data(verdict: str) -> dict:
+    return {"verdict": verdict}
+
+
+def _verdict_from(data: dict) -> str:
+    if data["verdict"] not in ("convex", "nonconvex", "unknown"):
+        raise ValueError("not a verdict")
+    return data["verdict"]
 
 
 def _result(task: Task, obj: Objective, out, method, device, convexity, warning, seconds) -> OptimizeResult:

@@ -2,8 +2,9 @@
 
 z packs the free variables (each flattened in C order, in declaration order). The value,
 gradient and Hessian come from tensorcalc's symbolic derivatives compiled to one
-function per need, cached per expression and set of free variables, so a second solve
-of the same problem compiles nothing:
+function per need, cached per expression and set of free variables (in memory, and on
+disk by `tensorcalc.cache` for later processes), so a second solve of the same problem
+compiles nothing:
 
 - `value(z)`: f, inf outside the domain (non-finite value, or a declared bound crossed);
 - `value_grad(z)`: f and g;
@@ -18,7 +19,7 @@ import math
 from functools import lru_cache
 
 import tensorcalc as tc
-from tensorcalc import Expr, ShapeError, dag
+from tensorcalc import Expr, ShapeError, cache, dag
 
 from convexcheck.values import in_bounds
 
@@ -165,14 +166,33 @@ def _directions(names: tuple[str, ...]) -> list[str]:
 def _program(expr: Expr, names: tuple[str, ...], kind: str):
     """(compiled function, block structure or None, hoisted invariants by name) for one
     kind of evaluation; the invariants are computed once (`hoist`) and passed back in."""
+    return cache.cached("program", (expr, names, kind), lambda: _built(expr, names, kind),
+                        _program_data, _program_from)[0]
+
+
+def _built(expr: Expr, names: tuple[str, ...], kind: str):
     exprs, blocks = _outputs(expr, names, kind)
     exprs, invariants = hoist(exprs, names + tuple(_directions(names)))
     return tc.compile(exprs), blocks, invariants
 
 
+def _program_data(program) -> dict:
+    fn, blocks, invariants = program
+    return {"fn": cache.compiled_data(fn), "invariants": {k: cache.expr_data([e]) for k, e in invariants.items()},
+            "blocks": None if blocks is None else [blocks[0], cache.expr_data([blocks[1]])]}
+
+
+def _program_from(data: dict):
+    blocks = data["blocks"]
+    blocks = None if blocks is None else (int(blocks[0]), cache.exprs_from_data(blocks[1])[0])
+    invariants = {str(k): cache.exprs_from_data(e)[0] for k, e in data["invariants"].items()}
+    return cache.compiled_from(data["fn"]), blocks, invariants
+
+
 @lru_cache(maxsize=256)
 def _compiled(expr: Expr):
-    return tc.compile(expr)
+    return cache.cached("compiled", (expr,), lambda: tc.compile(expr), cache.compiled_data,
+                        cache.compiled_from)[0]
 
 
 def _outputs(expr: Expr, names: tuple[str, ...], kind: str):

@@ -16,6 +16,7 @@ from importlib.resources import files
 import lark
 from lark.lark import PostLex
 
+from . import cache
 from .errors import ParseError
 from .sugar import expand
 
@@ -245,8 +246,9 @@ class Lines(PostLex):
 @lru_cache(maxsize=1)
 def _parser() -> lark.Lark:
     grammar = files("tensorcalc").joinpath("grammar.lark").read_text()
-    return lark.Lark(grammar, parser="lalr", lexer="contextual", postlex=Lines(), transformer=_Build(),
-                     start=["start", "problem"])
+    runtime = {"postlex": Lines(), "transformer": _Build()}
+    return cache.parser(grammar, lambda: lark.Lark(grammar, parser="lalr", lexer="contextual",
+                                                   start=["start", "problem"], **runtime), **runtime)
 
 
 def read(text: str) -> SyntaxInput:

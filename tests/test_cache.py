@@ -1,0 +1,240 @@
+"""The on-disk cache (tensorcalc.cache): hits give the same results, keys follow what the
+entries depend on, bad entries are ignored and never executed, writers never clash."""
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import solvers
+import tensorcalc as tc
+from solvers import api, objective
+from tensorcalc import cache
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+LOGISTIC = (ROOT / "examples" / "logistic_regression_l2.tc").read_text()
+PARSE = sys.modules["tensorcalc.parse"]
+
+
+def _forget():
+    """Empty the in-process caches so that the next solve reads the disk cache."""
+    for fn in (objective._program, objective._compiled, api._verdict, PARSE._parser):
+        fn.cache_clear()
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    monkeypatch.setenv(cache.ENV_DIR, str(tmp_path / "cc"))
+    monkeypatch.delenv(cache.ENV_SWITCH, raising=False)
+    _forget()
+    yield tmp_path / "cc"
+    _forget()
+
+
+def _data(m=60, n=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, n))
+    y = np.where(rng.uniform(size=m) < 0.5, 1.0, -1.0)
+    return {"X": X, "y": y, "s": 1.0 / m, "lam": 1.0 / m}
+
+
+def _solve(data):
+    return solvers.minimize(LOGISTIC, data=data, method="newton")
+
+
+def _entries(folder, kind=""):
+    return sorted(folder.glob(f"{kind}*.json"))
+
+
+def test_hit_gives_identical_results_and_skips_compilation(folder, monkeypatch):
+    first = _solve(_data())
+    kinds = {p.name.split("-")[0] for p in _entries(folder)}
+    assert kinds == {"parser", "program", "compiled", "verdict"}
+    _forget()
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("compiled although the cache holds the program")
+    monkeypatch.setattr(tc, "compile", refuse)
+    monkeypatch.setattr(api, "analyze", refuse)
+    second = _solve(_data())
+    assert second.success and first.success
+    assert np.array_equal(first.x["w"], second.x["w"])
+    assert first.fun == second.fun and first.nit == second.nit
+    assert second.convexity == first.convexity == "convex"
+
+
+def test_one_entry_serves_every_shape(folder):
+    _solve(_data(40, 3))
+    count = len(_entries(folder))
+    _forget()
+    d = _data(80, 6, seed=1)
+    res = _solve(d)
+    assert len(_entries(folder)) == count                 # nothing new was compiled
+    z = d["y"] * (d["X"] @ res.x["w"])
+    g = -d["X"].T @ (d["y"] / (1 + np.exp(z))) / len(z) + d["lam"] * res.x["w"]
+    assert np.abs(g).max() <= 1e-8                         # independent check of the optimum
+
+
+def test_key_changes_with_text_names_kind_and_version():
+    from convexcheck import load_problem
+    p1 = load_problem(LOGISTIC)
+    p2 = load_problem(LOGISTIC.replace("lam / 2", "lam / 3"))
+    e1, e2 = p1.objective.expr, p2.objective.expr
+    base = cache.key("program", e1, ("w",), "hess")
+    assert base == cache.key("program", e1, ("w",), "hess")
+    others = [cache.key("program", e2, ("w",), "hess"), cache.key("program", e1, ("w",), "grad"),
+              cache.key("program", e1, ("v",), "hess"), cache.key("compiled", e1, ("w",), "hess"),
+              cache.key("program", e1, ("w",), "hess", version="another")]
+    assert base not in others and len(set(others)) == len(others)
+    decl = tuple(p1.declarations.items())
+    wider = tuple(p1.declarations.items()) + (("extra", p1.declarations["w"]),)
+    assert cache.key("verdict", e1, "minimize", decl, ()) != cache.key("verdict", e1, "minimize", wider, ())
+    assert cache.key("verdict", e1, "minimize", decl, ()) != cache.key("verdict", e1, "maximize", decl, ())
+
+
+def test_floats_in_keys_are_exact():
+    assert cache.key("k", 0.1) != cache.key("k", 0.1 + 2 ** -56)
+    with pytest.raises(cache.Uncacheable):
+        cache.encode(object())
+
+
+def test_corrupt_entries_are_ignored_and_rewritten(folder):
+    first = _solve(_data())
+    for path in _entries(folder):
+        path.write_bytes(b"\x00{not json" if "program" in path.name else path.read_bytes()[:50])
+    _forget()
+    second = _solve(_data())
+    assert np.array_equal(first.x["w"], second.x["w"])
+    for path in _entries(folder):
+        assert json.loads(path.read_text())["format"] == cache.FORMAT
+
+
+HOSTILE = [
+    "import os\ndef compiled(values, xp, n, _c):\n    return (values,)\n",
+    "def compiled(values, xp, n, _c):\n    a = __import__('os')\n    return (a,)\n",
+    "def compiled(values, xp, n, _c):\n    a = xp.save('f', values['x'])\n    return (a,)\n",
+    "def compiled(values, xp, n, _c):\n    a = values['x'].__class__\n    return (a,)\n",
+    "def compiled(values, xp, n, _c):\n    a = open('f', 'w')\n    return (a,)\n",
+    "def compiled(values, xp, n, _c):\n    a = (lambda: 1)()\n    return (a,)\n",
+    "def compiled(values, xp, n, _c):\n    a = [v for v in values]\n    return (a,)\n",
+    "def compiled(values, xp, n, _c):\n    xp = 1\n    return (xp,)\n",
+    "def compiled(values, xp, n, _c):\n    a = _out(xp, values['x'], (n['x.0'], ), False, key=1)\n    return (a,)\n",
+    "@print\ndef compiled(values, xp, n, _c):\n    return (values,)\n",
+    "def compiled(values, xp, n, _c, extra=print('x')):\n    return (values,)\n",
+    "def compiled(values, xp, n, _c):\n    a = getattr(xp, 'save')\n    return (a,)\n",
+    "def compiled(values, xp, n, _c):\n    a = values[values]\n    return (a,)\n",
+    "def compiled(values, xp, n, _c):\n    return (values,)\nprint('after')\n",
+    "def compiled(values, xp, n, _c):\n    a = _c[0].__call__\n    return (a,)\n",
+    "def compiled(values, xp, n, _c):\n    global xp\n    return (values,)\n",
+    "def compiled(values, xp, n, _c):\n    while True: pass\n",
+    "not python at all (",
+]
+
+
+@pytest.mark.parametrize("source", HOSTILE)
+def test_check_source_refuses_what_codegen_never_writes(source):
+    assert not cache.check_source(source)
+
+
+def test_check_source_admits_every_generated_program():
+    from convexcheck import load_problem
+    seen = 0
+    for path in sorted((ROOT / "examples").glob("*.tc")):
+        try:
+            problem = load_problem(path.read_text())
+        except Exception:                                   # noqa: BLE001 - examples needing data files
+            continue
+        expr = problem.objective.expr
+        names = tuple(n for n, d in problem.declarations.items() if d.kind == "variable" and n in tc.variables(expr))
+        for kind in ("value", "grad", "hess"):
+            try:
+                fn = objective._built(expr, names, kind)[0]
+            except Exception:                               # noqa: BLE001 - too large to compile, etc.
+                continue
+            assert cache.check_source(fn.source), f"{path.name} {kind}"
+            seen += 1
+    assert seen >= 20
+
+
+def test_hostile_entry_is_never_executed(folder, tmp_path):
+    first = _solve(_data())
+    marker = tmp_path / "ran"
+    evil = (f"import pathlib\npathlib.Path({str(marker)!r}).write_text('x')\n"
+            "def compiled(values, xp, n, _c):\n    return (values,)\n")
+    for path in _entries(folder, "program") + _entries(folder, "compiled"):
+        entry = json.loads(path.read_text())
+        fn = entry["payload"]["fn"] if "fn" in entry["payload"] else entry["payload"]
+        fn["source"] = evil
+        path.write_text(json.dumps(entry))
+    _forget()
+    second = _solve(_data())
+    assert not marker.exists()
+    assert np.array_equal(first.x["w"], second.x["w"])
+
+
+def test_verdict_entry_must_be_a_verdict(folder):
+    _solve(_data())
+    for path in _entries(folder, "verdict"):
+        entry = json.loads(path.read_text())
+        entry["payload"]["verdict"] = "proven by the cache"
+        path.write_text(json.dumps(entry))
+    _forget()
+    assert _solve(_data()).convexity == "convex"
+
+
+def test_cached_parser_parses_as_a_fresh_one(folder):
+    from convexcheck import load_problem
+    texts = [p.read_text() for p in sorted((ROOT / "examples").glob("*.tc"))]
+    fresh = [load_problem(t) for t in texts]
+    PARSE._parser.cache_clear()
+    assert _entries(folder, "parser")
+    for text, before in zip(texts, fresh):
+        after = load_problem(text)
+        assert after.objective.expr is before.objective.expr          # hash-consed: the same node
+        assert after.declarations == before.declarations and after.constraints == before.constraints
+    with pytest.raises(tc.ParseError, match="line"):
+        PARSE.read_problem("variable x[n]\nminimize sum(x .* ")
+
+
+def test_cache_can_be_disabled(tmp_path, monkeypatch):
+    monkeypatch.setenv(cache.ENV_DIR, str(tmp_path / "cc"))
+    monkeypatch.setenv(cache.ENV_SWITCH, "0")
+    _forget()
+    try:
+        assert cache.directory() is None
+        assert _solve(_data()).success
+        assert not (tmp_path / "cc").exists()
+        monkeypatch.delenv(cache.ENV_SWITCH)
+        monkeypatch.setenv(cache.ENV_DIR, "")
+        assert cache.directory() is None
+    finally:
+        _forget()
+
+
+def _writer(folder: str, seed: int, rounds: int) -> None:
+    import os
+    os.environ[cache.ENV_DIR] = folder
+    for k in range(rounds):
+        cache.store("race", "k" * 64, {"seed": seed, "blob": [seed] * (1000 + 5000 * (k % 3))})
+
+
+def test_concurrent_writers_leave_one_whole_entry(tmp_path, monkeypatch):
+    monkeypatch.setenv(cache.ENV_DIR, str(tmp_path))
+    ctx = mp.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(str(tmp_path), s, 40)) for s in range(3)]
+    for p in procs:
+        p.start()
+    reads = []
+    while any(p.is_alive() for p in procs):
+        reads.append(cache.load("race", "k" * 64))
+    for p in procs:
+        p.join()
+        assert p.exitcode == 0
+    reads.append(cache.load("race", "k" * 64))
+    whole = [r for r in reads if r is not None]
+    assert whole and all(set(r["blob"]) == {r["seed"]} for r in whole)
+    assert not list(tmp_path.glob("*.tmp"))                  # no temporary file left behind
