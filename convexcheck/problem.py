@@ -17,6 +17,7 @@ import re
 
 import tensorcalc as tc
 from tensorcalc import Expr, ParseError, TensorCalcError
+from tensorcalc.collector import pausing
 from tensorcalc.infer import build, declarations
 from tensorcalc.parse import Statement, Syntax, read_problem
 
@@ -63,6 +64,7 @@ def _names_file(value: str) -> bool:
     return value.endswith(".tc") or os.path.isfile(value)
 
 
+@pausing                          # see tensorcalc.collector: syntax and nodes by the million, no cycles
 def parse_problem(text: str, source: str | None = None) -> Problem:
     """The problem that `text` states; `source` (a file name) labels errors and the result."""
     src = _Source(text, source)

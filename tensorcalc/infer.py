@@ -117,15 +117,14 @@ def _check_name(name, order, text, toks) -> None:
                          f"found {order}", *at)
 
 
-def _postorder(root: Syntax, seen: set) -> list[Syntax]:
-    """Children before parents, each node once (sugar shares its arguments)."""
+def _postorder(root: Syntax) -> list[Syntax]:
+    """Children before parents (a tree: sugar copies what it uses twice)."""
     out, stack = [], [(root, False)]
     while stack:
         node, expanded = stack.pop()
         if expanded:
             out.append(node)
-        elif id(node) not in seen:
-            seen.add(id(node))
+        else:
             stack.append((node, True))
             stack.extend((c, False) for c in reversed(node.args))
     return out
@@ -155,11 +154,11 @@ class _Analysis:
         raise ParseError(message, self.text, node.line, node.column)
 
     def run(self, root: Syntax, lets: tuple[Let, ...]) -> tuple[Expr, dict[str, dag.Var]]:
-        nodes, roots = self._nodes(root, lets)
+        nodes = self._nodes(root, lets)
         for node in nodes:
             self.order[node] = ORDER[node.kind](self, node)
-            if node in roots and self.order[node] is None:
-                self.order[node] = 0
+        if self.order[root] is None:
+            self.order[root] = 0                         # a constant alone is a scalar
         for node in reversed(nodes):
             need = CHILD_ORDERS[node.kind](self, node)
             for child, order in zip(node.args, need):
@@ -186,15 +185,14 @@ class _Analysis:
         if problem is not None:
             self.fail(node, problem)
 
-    def _nodes(self, root: Syntax, lets: tuple[Let, ...]) -> tuple[list[Syntax], set[Syntax]]:
-        """Every node once, children first: the lets `root` uses (directly or through other
-        lets), in their order, then `root`; and the roots among them."""
+    def _nodes(self, root: Syntax, lets: tuple[Let, ...]) -> list[Syntax]:
+        """Every node, children first: the lets `root` uses (directly or through other
+        lets), in their order, then `root`."""
         named: dict[str, int] = {}
         for k, let in enumerate(lets):
             self._check_let(let, named)
             named[let.name.text] = k
-        seen: set[int] = set()
-        trees = [_postorder(let.expr, seen) for let in lets] + [_postorder(root, seen)]
+        trees = [_postorder(let.expr) for let in lets] + [_postorder(root)]
         used = [False] * len(lets) + [True]
         for k in range(len(trees) - 1, -1, -1):
             if used[k]:
@@ -203,8 +201,7 @@ class _Analysis:
                     if j < k and node.value not in self.orders:
                         used[j] = True
                         self.binding[node] = lets[j].expr
-        nodes = [node for k, tree in enumerate(trees) if used[k] for node in tree]
-        return nodes, {let.expr for k, let in enumerate(lets) if used[k]} | {root}
+        return [node for k, tree in enumerate(trees) if used[k] for node in tree]
 
     def _check_let(self, let: Let, named: dict[str, int]) -> None:
         name = let.name

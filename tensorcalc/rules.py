@@ -95,6 +95,8 @@ def _axis(an, node: Syntax) -> int:
 def _order_name(an, node: Syntax):
     target = an.binding.get(node)
     if target is not None:
+        if an.order[target] is None:
+            an.order[target] = 0                         # a let of numbers alone is a scalar
         like(an, node, target)
         return an.order[target]
     name = node.value

@@ -15,7 +15,8 @@ curvature rule of its own.
     trace(A)           tr(A)
 
 A call with the wrong number of arguments is left as it is, for `tensorcalc.infer` to
-refuse by name. The nodes written here point at the call (its line and column); the
+refuse by name. An argument used twice is copied (syntax is a tree). The nodes written
+here point at the call (its line and column); the
 outermost covers the call's text, the others are marked as written by no one
 (`start == -1`), so messages describe them by their syntax.
 """
@@ -61,6 +62,20 @@ class _Writer:
     def number(self, text):
         return self.node("number", value=text)
 
+    def copy(self, tree):
+        """A copy of a syntax tree, so that a tree uses no node twice (iteratively: the
+        argument may be nested deeply)."""
+        made, stack = {}, [(tree, False)]
+        while stack:
+            node, done = stack.pop()
+            if done:
+                made[id(node)] = self.syntax(node.kind, (node.line, node.column),
+                                             [made[id(c)] for c in node.args], node.value, (node.start, node.end))
+            else:
+                stack.append((node, True))
+                stack.extend((c, False) for c in node.args)
+        return made[id(tree)]
+
 
 def _log_sum_exp(w, x):
     return w.call("log", w.call("sum", w.call("exp", x)))
@@ -71,8 +86,8 @@ def _softplus(w, x):
 
 
 def _kl_div(w, x, y):
-    xlog = w.node("hadamard", x, w.call("log", w.node("div", x, y)))
-    return w.node("add", w.node("sub", xlog, x), y)
+    xlog = w.node("hadamard", x, w.call("log", w.node("div", w.copy(x), y)))
+    return w.node("add", w.node("sub", xlog, w.copy(x)), w.copy(y))
 
 
 def _sum_squares(w, x):
@@ -85,7 +100,7 @@ _RULES: dict[str, Callable] = {
     "softplus": _softplus,
     "entr": lambda w, x: w.node("neg", w.node("hadamard", x, w.call("log", x))),
     "kl_div": _kl_div,
-    "quad_form": lambda w, x, p: w.node("mul", w.node("mul", w.node("transpose", x), p), x),
+    "quad_form": lambda w, x, p: w.node("mul", w.node("mul", w.node("transpose", x), p), w.copy(x)),
     "quad_over_lin": lambda w, x, y: w.node("div", _sum_squares(w, x), y),
     "norm1": lambda w, x: w.call("sum", w.call("abs", x)),
     "norm2": lambda w, x: w.call("sqrt", _sum_squares(w, x)),

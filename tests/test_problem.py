@@ -281,3 +281,84 @@ def test_mutated_files_raise_only_problem_errors():
 def test_load_problem_rejects_other_types(value):
     with pytest.raises(ProblemError, match="expected the problem as a str"):
         load_problem(value)
+
+
+# ----------------------------------------------------------------------------- matrix notation (issue 15)
+
+LOGISTIC_MATRIX = """\
+parameter X[m, n]
+parameter y[m]
+parameter lam nonneg
+variable w[n]
+variable b
+minimise sum(log(1 + exp(-y .* (X * w + b)))) + lam * w' * w
+"""
+
+
+def test_matrix_notation_problem_is_the_index_notation_problem():
+    p = parse_problem(LOGISTIC_MATRIX)
+    orders = {"X": 2, "y": 1, "lam": 0, "w": 1, "b": 0}
+    twin = "sum(log(1 + exp(-y .* (X *(ij,j->i) w + b *(,i->i) 1)))) + (lam *(,i->i) w) *(i,i->) w"
+    assert p.sense == "minimize" and p.objective.need == "convex"
+    assert p.objective.expr is tc.parse_expr(twin, orders)
+    assert p.objective.text == "minimise sum(log(1 + exp(-y .* (X * w + b)))) + lam * w' * w"
+
+
+def test_maximise_and_lets():
+    text = ("variable X[n, n] pd\nparameter S[n, n] psd\nlet fit = tr(S * X)\n"
+            "maximise logdet(X) - fit\nsubject to\n  let t = tr(X)\n  t <= 1\n  fit >= 0\n")
+    p = parse_problem(text)
+    assert p.sense == "maximize" and p.objective.need == "concave"
+    orders = {"X": 2, "S": 2}
+    assert p.objective.expr is tc.parse_expr("log(det(X)) - S *(ij,jk->ik) X *(ii,->) 1", orders)
+    assert [(c.text, c.line) for c in p.constraints] == [("t <= 1", 7), ("fit >= 0", 8)]
+    assert p.constraints[0].expr is tc.parse_expr("X *(ii,->) 1 - 1", orders)
+
+
+def test_names_that_are_only_functions_elsewhere():
+    p = parse_problem("variable delta[n]\nparameter to\nparameter tr\nminimize delta' * delta + to * tr\n"
+                      "subject to\n  sum(delta(1) * delta) <= to")
+    assert set(p.declarations) == {"delta", "to", "tr"} and len(p.constraints) == 1
+
+
+def test_a_statement_may_span_lines_but_a_let_is_one_line_outside_brackets():
+    p = parse_problem("variable x[n]\nlet s = sum(exp(x)\n  + 1)\nminimize\n  log(s)\n  + x' * x\n")
+    assert p.objective.text == "minimize log(s) + x' * x"
+    with pytest.raises(ProblemError, match="unexpected '\\+'") as err:
+        parse_problem("variable x[n]\nlet s = sum(x)\n  + 1\nminimize s\n")
+    assert (err.value.line, err.value.column) == (3, 3)
+
+
+MATRIX_ERRORS = [
+    # (text, line, column, phrase): shapes from the declarations, and the likely fix
+    ("parameter X[m, n]\nvariable w[m]\nminimize sum(X * w)", 3, 16,
+     "cannot multiply X (an m-by-n matrix) by w (a column vector of length m): the inner dimensions n and m "
+     "differ; did you mean X' * w?"),
+    ("parameter A[m, n]\nvariable x[n]\nminimize x' * A * x", 3, 13,
+     "x' (a row vector of length n) by A (an m-by-n matrix): the inner dimensions n and m differ; did you "
+     "mean x' * A'?"),
+    ("parameter X[m, n]\nparameter y[n]\nvariable w[n]\nminimize sum((X * w - y) .^ 2)", 4, 21,
+     "cannot subtract X * w (a column vector of length m) and y (a column vector of length n)"),
+    ("variable x[n]\nparameter A[n, n]\nminimize sum(x * A)", 3, 16,
+     "x (a column vector of length n) by A (an n-by-n matrix): a column vector does not multiply a matrix "
+     "from the left; did you mean x' * A?"),
+    ("variable x[n]\nvariable y[m]\nminimize x' * y", 3, 13, "the inner dimensions n and m differ"),
+    ("variable X[n, m]\nmaximize logdet(X)", 2, 10, "det needs a square matrix; X (an n-by-m matrix) is not square"),
+    ("variable x[3]\nminimize x' * x\nsubject to\n  x' <= 1", 4, 3, "constraint 1 has order 1"),
+    ("variable x[n]\nvariable A[n, n]\nminimize sum(x)\nsubject to\n  sum(x) <= A", 5, 10,
+     "the two sides of '<=' do not fit: the left side has order 0 and the right side order 2"),
+    ("variable x[n]\nminimize x[1]", 2, 10, "reads entries by index, which only a 'define' statement"),
+    ("variable x[n]\nlet x = 1\nminimize x' * x", 2, 5, "let x: 'x' is already declared"),
+    ("variable x[n]\nminimize x' * x\nsubject to\n  x' * x <= 1\n  x' * x", 5, 3, "constraint 2 has no comparison"),
+]
+
+
+@pytest.mark.parametrize("text, line, column, phrase", MATRIX_ERRORS)
+def test_matrix_notation_errors_name_shapes_place_and_fix(text, line, column, phrase):
+    test_errors_name_line_column_and_fix(text, line, column, phrase)
+
+
+def test_thesis_form_in_matrix_notation():
+    p = parse_problem("declare x 1 A 2\nexpression x' * A * x\nderivative wrt x")
+    assert p.objective.expr is tc.parse_expr("x *(i,ij->j) A *(j,j->) x", {"x": 1, "A": 2})
+    assert {n: d.dims for n, d in p.declarations.items()} == {"x": ("A_0",), "A": ("A_0", "A_0")}
