@@ -145,16 +145,27 @@ def placed(xp, name: str, array):
 
 
 def evaluated(program, values: dict):
-    """program(values), every Dask output computed in one `dask.compute`. The Dask inputs
-    are first renamed for this evaluation (one task per chunk handing the chunk on): the keys of one evaluation's tasks then never name the differently fused
+    """program(values), every Dask output computed in one `dask.compute`.
+
+    The Dask inputs are first renamed for this evaluation (one task per chunk handing the
+    chunk on), so the keys of one evaluation's tasks never name the differently fused
     tasks of another at the same point (a value after a Hessian), which the scheduler
-    warns "can cause failures and deadlocks" (dask/dask#9888)."""
+    warns "can cause failures and deadlocks" (dask/dask#9888). Inputs that are not
+    persisted (data streamed from their source) are computed without graph optimisation:
+    fusing their generation into each consumer would make it twice per evaluation, under
+    keys that differ from one evaluation to the next."""
     if not any(map(is_dask, values.values())):
         return program(values)
     import dask
     salt = uuid.uuid4().hex[:12]
+    streamed = any(is_dask(v) and not _persisted(v) for v in values.values())
     values = {k: _renamed(v, salt) if is_dask(v) else v for k, v in values.items()}
-    return dask.compute(*program(values))
+    return dask.compute(*program(values), optimize_graph=not streamed)
+
+
+def _persisted(a) -> bool:
+    """Whether the graph of `a` is its chunks only (persisted, or futures)."""
+    return len(a.__dask_graph__()) == a.npartitions
 
 
 def _renamed(a, salt: str):
