@@ -354,10 +354,10 @@ def parser(grammar: str, make, **runtime):
     def dump(p) -> dict:
         data, memo = p.memo_serialize([TerminalDef, Rule])
         data["options"] = {k: v for k, v in data["options"].items() if k not in runtime}
-        return {"tables": _tagged({"data": data, "memo": memo})}
+        return {"tables": json.dumps(_tagged({"data": data, "memo": memo}), separators=(",", ":"))}
 
     def restore(payload: dict):
-        tables = _untagged(payload["tables"])
+        tables = json.loads(payload["tables"], object_hook=_untagged)
         return lark.Lark._load_from_dict(tables["data"], tables["memo"], **runtime)
 
     return cached("parser", (grammar, lark.__version__), make, dump, restore)[0]
@@ -376,11 +376,10 @@ def _tagged(obj):
     raise Uncacheable(f"no data form for a {type(obj).__name__} in the parser tables")
 
 
-def _untagged(obj):
-    if isinstance(obj, dict):
-        if "__d" in obj:
-            return {_untagged(k): _untagged(v) for k, v in obj["__d"]}
-        return tuple(_untagged(v) for v in obj["__t"])
-    if isinstance(obj, list):
-        return [_untagged(v) for v in obj]
-    return obj
+def _untagged(obj: dict):
+    """json object_hook undoing `_tagged`, one object at a time (the decoder walks the tree)."""
+    if "__d" in obj:
+        return {k: v for k, v in obj["__d"]}
+    if "__t" in obj:
+        return tuple(obj["__t"])
+    raise ValueError("untagged object in the parser tables")
