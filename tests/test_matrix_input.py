@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import convexcheck
@@ -22,6 +22,7 @@ from tensorcalc import dag
 from tensorcalc.check import axis_lengths, derivative_chain, sample_values
 
 from conftest import examples
+from fuzz import mutated
 from strategies import VARIABLES, expressions
 
 ROOT = pathlib.Path(__file__).parents[1]
@@ -356,3 +357,21 @@ def test_matrixcalculus_examples_read_as_documented(theirs, ours, decls):
     if e.order == 0:                                 # a problem file reads it too
         p = convexcheck.load_problem("\n".join(decls) + f"\nexpression {ours}\n")
         assert p.objective.expr is tc.parse_expr(ours, orders)
+
+
+@settings(max_examples=examples(150), deadline=None, database=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+@given(case=st.sampled_from(CASES).flatmap(lambda c: mutated([c[1]]).map(lambda text: (text, c[2]))))
+def test_mutated_matrix_notation_is_read_or_refused_with_one_place(case):
+    """Hostile edits of the cases (tests/fuzz.py's mutations: transposes, brackets, huge
+    numbers, unicode, ...) parse, or raise a ParseError located once, with its caret."""
+    text, orders = case
+    try:
+        tc.parse_expr(text, orders)
+    except tc.ParseError as err:
+        message = str(err)
+        if err.line:
+            assert len(re.findall(r"line \d+, column \d+", message)) == 1, message
+            assert message.splitlines()[-1].strip() == "^", message
+    except tc.TensorCalcError:
+        pass
