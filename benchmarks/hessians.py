@@ -1,6 +1,6 @@
 """Hessian evaluation: tensorcalc against a hand-written closed form and autodiff frameworks.
 
-    python benchmarks/hessians.py [--sizes 100 300 1000 2000] [--device cpu|gpu] [--out DIR]
+    python benchmarks/hessians.py [--sizes 100 300 1000 2000] [--device cpu|gpu] [--save] [--png FILE]
 
 Problems (float64): (a) x^T A x; (b) logistic regression sum(log(1 + exp(-y .* (X w))))
 with m = 2n samples; (c) matrix factorisation sum(M .* (T - U V^T)^2) in U, k = 5, M and
@@ -11,7 +11,8 @@ jax.hessian; torch.func.hessian; HIPS autograd (a column is skipped with a note 
 package is missing, and a framework is skipped at larger sizes once one call exceeds
 --cap seconds). Every result is checked against the closed form before it is timed.
 Prints markdown tables of times, ratios tensorcalc / closed form and tensorcalc / JAX,
-and symbolic build + compile times, and saves a log-log plot.
+and symbolic build + compile times. Only with --save are they written, naming the commit,
+to benchmarks/RESULTS_<device>.md with a log-log plot beside (--png FILE: the plot only).
 """
 from __future__ import annotations
 
@@ -52,7 +53,8 @@ def closed_form(problem: str, v: dict, xp=np):
         return v["A"] + v["A"].T
     if problem == "logistic":
         s = 1.0 / (1.0 + xp.exp(-v["y"] * (v["X"] @ v["w"])))
-        return v["X"].T @ ((s * (1.0 - s))[:, None] * v["X"])
+        Z = xp.sqrt(s * (1.0 - s))[:, None] * v["X"]      # X' D X as Z' Z: a symmetric rank-k update (syrk)
+        return Z.T @ Z
     n, k = v["U"].shape
     blocks = 2.0 * xp.matmul((v["M"][:, :, None] * v["V"][None]).transpose(0, 2, 1), v["V"])
     hessian = xp.zeros((n, k, n, k))
@@ -64,11 +66,16 @@ def closed_form(problem: str, v: dict, xp=np):
 # --------------------------------------------------------------------------- frameworks
 
 def _functions(np_like):
+    """f(x, data) with the data an argument: nothing is baked into a traced program."""
     return {
-        "quadratic": lambda v: (lambda x: x @ v["A"] @ x, "x"),
-        "logistic": lambda v: (lambda w: np_like.sum(np_like.log(1 + np_like.exp(-v["y"] * (v["X"] @ w)))), "w"),
-        "factorisation": lambda v: (lambda u: np_like.sum(v["M"] * (v["T"] - u @ v["V"].T) ** 2), "U"),
+        "quadratic": (lambda x, v: x @ v["A"] @ x, "x"),
+        "logistic": (lambda w, v: np_like.sum(np_like.log(1 + np_like.exp(-v["y"] * (v["X"] @ w)))), "w"),
+        "factorisation": (lambda u, v: np_like.sum(v["M"] * (v["T"] - u @ v["V"].T) ** 2), "U"),
     }
+
+
+def _rest(v: dict, wrt: str) -> dict:
+    return {k: a for k, a in v.items() if k != wrt}
 
 
 def jax_hessian(problem, v):
@@ -76,24 +83,27 @@ def jax_hessian(problem, v):
     import jax.numpy as jnp
     jax.config.update("jax_enable_x64", True)
     jv = {k: jnp.asarray(a) for k, a in v.items()}
-    f, wrt = _functions(jnp)[problem](jv)
-    h = jax.jit(jax.hessian(f))
-    return lambda: h(jv[wrt]).block_until_ready()
+    f, wrt = _functions(jnp)[problem]
+    h = jax.jit(jax.hessian(f))                      # the data are traced arguments, not constants
+    x, rest = jv[wrt], _rest(jv, wrt)
+    return lambda: h(x, rest).block_until_ready()
 
 
 def torch_hessian(problem, v):
     import torch
     tv = {k: torch.as_tensor(a, dtype=torch.float64) for k, a in v.items()}
-    f, wrt = _functions(torch)[problem](tv)
-    return lambda: torch.func.hessian(f)(tv[wrt])
+    f, wrt = _functions(torch)[problem]
+    x, rest = tv[wrt], _rest(tv, wrt)
+    return lambda: torch.func.hessian(f)(x, rest)
 
 
 def autograd_hessian(problem, v):
     import autograd
     import autograd.numpy as anp
-    f, wrt = _functions(anp)[problem](v)
+    f, wrt = _functions(anp)[problem]
     h = autograd.hessian(f)
-    return lambda: h(v[wrt])
+    x, rest = v[wrt], _rest(v, wrt)
+    return lambda: h(x, rest)
 
 
 FRAMEWORKS = {"jax": ("jax", jax_hessian), "torch": ("torch", torch_hessian),
@@ -203,19 +213,42 @@ def _ratio(a, b) -> str:
     return f"{a / b:.2f}" if isinstance(a, float) and isinstance(b, float) else "-"
 
 
-def report(rows, builds, device: str) -> None:
+def report(rows, builds, device: str) -> str:
     columns = ["tensorcalc", "closed", "jax", "torch", "autograd"]
-    print(f"## Hessian evaluation time ({device}, float64, best of repeated calls)\n")
-    print("| problem | n | " + " | ".join(columns) + " | tensorcalc / closed | tensorcalc / JAX |")
-    print("|---|---|" + "---|" * (len(columns) + 2))
+    out = [f"## Hessian evaluation time ({device}, float64, best of repeated calls)", "",
+           "Closed forms in their best NumPy form: A + A' for the quadratic, Z' Z with Z = sqrt(s(1-s)) X "
+           "(a symmetric rank-k update, as the generated code) for logistic regression. JAX, PyTorch and "
+           "autograd get the data as arguments of the differentiated function (nothing baked in as constants).", "",
+           "| problem | n | " + " | ".join(columns) + " | tensorcalc / closed | tensorcalc / JAX |",
+           "|---|---|" + "---|" * (len(columns) + 2)]
     for r in rows:
         cells = [_fmt(r.get(c, "-")) for c in columns]
-        print(f"| {r['problem']} | {r['n']} | " + " | ".join(cells) +
-              f" | {_ratio(r['tensorcalc'], r['closed'])} | {_ratio(r['tensorcalc'], r.get('jax'))} |")
-    print("\n## Symbolic build (parse, Hessian, simplify) plus compile\n")
-    print("| problem | time | generated lines |\n|---|---|---|")
-    for problem, seconds, lines in builds:
-        print(f"| {problem} | {seconds * 1000:.1f} ms | {lines} |")
+        out.append(f"| {r['problem']} | {r['n']} | " + " | ".join(cells) +
+                   f" | {_ratio(r['tensorcalc'], r['closed'])} | {_ratio(r['tensorcalc'], r.get('jax'))} |")
+    out += ["", "## Symbolic build (parse, Hessian, simplify) plus compile: the first call's extra cost", "",
+            "| problem | time | generated lines |", "|---|---|---|"]
+    out += [f"| {problem} | {seconds * 1000:.1f} ms | {lines} |" for problem, seconds, lines in builds]
+    return "\n".join(out) + "\n"
+
+
+def header(args, argv) -> str:
+    import os
+    import platform
+    import subprocess
+    root = pathlib.Path(__file__).resolve().parent.parent
+
+    def git(*a):
+        return subprocess.run(["git", *a], cwd=root, capture_output=True, text=True).stdout.strip()
+    dirty = " + local edits" if git("status", "--porcelain", "--", "tensorcalc", "benchmarks") else ""
+    versions = [f"NumPy {np.__version__}"] + [
+        f"{m} {__import__(m).__version__}" if importlib.util.find_spec(m) else f"{m} not installed"
+        for m in ("jax", "torch", "autograd")]
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    return (f"# benchmarks/hessians.py, commit {git('rev-parse', '--short', 'HEAD')}{dirty}\n\n"
+            f"Command: `python benchmarks/hessians.py {' '.join(argv)}` on {platform.machine()}, {os.cpu_count()} "
+            f"cores shared with other work (load average at the end {load}; tensorcalc and the closed form are "
+            f"timed interleaved, best of up to 30 calls). {', '.join(versions)}. All results agree with the "
+            f"closed form (checked before timing).\n\n")
 
 
 def plot(rows, path: pathlib.Path, device: str) -> None:
@@ -264,9 +297,11 @@ def main(argv=None) -> int:
     parser.add_argument("--mf-max", type=int, default=1000, help="largest n for matrix factorisation")
     parser.add_argument("--cap", type=float, default=20.0, help="skip a framework after a call this slow")
     parser.add_argument("--budget", type=float, default=2.0, help="seconds of repeated calls per timing")
-    parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path(__file__).parent / "out")
+    parser.add_argument("--save", action="store_true", help="write benchmarks/RESULTS_<device>.md and .png")
+    parser.add_argument("--png", type=pathlib.Path, default=None, help="also save the plot here")
+    argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
-    if importlib.util.find_spec("matplotlib") is None:             # say so before the run
+    if (args.save or args.png) and importlib.util.find_spec("matplotlib") is None:     # say so before the run
         print("# matplotlib is not installed: no plot at the end (pip install '.[plot]')", file=sys.stderr)
     xp = array_module(args.device)
     start = time.perf_counter()
@@ -276,8 +311,14 @@ def main(argv=None) -> int:
     rows, builds = [], []
     for problem in args.problems:
         run_problem(problem, args.sizes, args, xp, rows, builds)
-    report(rows, builds, args.device)
-    plot(rows, args.out / f"hessians_{args.device}.png", args.device)
+    text = report(rows, builds, args.device)
+    print(text)
+    results = pathlib.Path(__file__).resolve().parent / f"RESULTS_{args.device}"
+    if args.save:                          # only then: a default run never overwrites results
+        results.with_suffix(".md").write_text(header(args, argv) + text)
+        print(f"# results written to {results.with_suffix('.md')}", file=sys.stderr)
+    for path in ([results.with_suffix(".png")] if args.save else []) + ([args.png] if args.png else []):
+        plot(rows, path, args.device)
     return 0
 
 
