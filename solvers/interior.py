@@ -40,6 +40,7 @@ MU0 = 0.1            # the first barrier parameter
 SHIFT0 = 1e-8        # first shift of a Newton matrix that is not positive definite (x its Hessian)
 ROUNDING = 1e-12     # or (x its largest entry) the rounding of the barrier terms, if larger
 KAPPA = 1e10         # duals stay within this factor of mu / gap
+MAX_SHIFTS = 20      # Cholesky attempts with growing shifts
 
 
 @dataclass
@@ -339,13 +340,15 @@ def _factor(xp, K, first: float, last: float):
     """(factor of K + shift I, shift): shift 0 when K is positive definite, else from
     `first` up, a hundredfold each time; (None, shift) if none up to `last` works."""
     shift, eye = 0.0, None
-    while shift <= max(first, last):
+    for _ in range(MAX_SHIFTS):           # bounded: first or last may be inf on overflowing data
         if shift:
             eye = xp.eye(K.shape[0]) if eye is None else eye
         L = _cholesky(xp, K + shift * eye if shift else K)
         if L is not None:
             return L, shift
         shift = first if shift == 0.0 else 100 * shift
+        if not shift <= max(first, last):
+            break
     return None, shift
 
 
