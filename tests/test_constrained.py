@@ -229,6 +229,21 @@ def test_no_success_without_the_kkt_conditions():
     assert not result.success and result.constr_violation > 1e-3
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("scale", [0.0, 1e-300, 1e8, 1e200])
+@pytest.mark.parametrize("method", ["newton", "lbfgs"])
+def test_hostile_data_ends_in_a_status_or_a_documented_error(scale, method):
+    # labels near 1e200 once made the interior point's shifted Cholesky loop forever
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((4, 2))
+    y = np.array([scale, 0.7, scale, -0.6])
+    try:
+        result = solvers.minimize(BALL, data={"X": X, "y": y, "r": 1.3e8}, method=method, max_iter=50)
+    except solvers.SolverError:
+        return
+    assert result.status in (0, 1, 2, 5) and result.success == (result.status == 0)
+
+
 def test_maximize_with_constraints_reports_the_maximum():
     result = solvers.minimize("variable x[n]\nmaximize -sum(x^2) + sum(x)\nsubject to\n    sum(x) <= 1",
                               x0=np.zeros(3))
