@@ -11,6 +11,13 @@ the joint point is examined as `minimize` examines its own (`certify.examine`, o
 Hessian-vector products of the joint objective): from a saddle the sweeps go on after a
 step along a direction of negative curvature, and a joint objective without a minimiser
 is reported as such.
+
+On data chunked by rows as Dask arrays, a block that is a row factor (U of matrix
+completion: its first axis the data's rows, its Hessian block diagonal over them) stays
+a Dask array chunked like the rows, its Newton blocks solved on the workers
+(`rowfactor`); the result's x and jac hold it as a Dask array. There the joint point is
+not examined (the examination works on the whole joint vector, which would bring the
+row factor to the client): the status is the sweeps' own (0, 1 or 2).
 """
 from __future__ import annotations
 
@@ -21,6 +28,7 @@ from . import certify
 from .api import convexity_of
 from .data import SolverError, prepare, refuse_constraints
 from .device import array_module, to_host
+from .distributed import is_dask
 from .history import HEADER, Clock, Iteration, optimize_result
 from .loop import MAX_ESCAPES, Options, close, iterate, max_abs
 from .newton import Newton
@@ -46,16 +54,17 @@ def alternate(problem, blocks, x0=None, data=None, sweeps: int = 100, tol: float
     _check_blocks(blocks, [v.name for v in joint.free])
     xp = array_module(device)
     state = dict(joint.x0)
-    objs = [_block(problem, data or {}, state, b, xp) for b in blocks]
+    objs = _rows([_block(problem, data or {}, state, b, xp) for b in blocks], state)
     convexity = {",".join(b): (convexity_of(o.task)[0] if check else "not checked") for b, o in zip(blocks, objs)}
     opts = Options(gtol=gtol, tol=tol, c1=c1, max_trials=max_trials, sign=joint.sign, verbose=verbose,
                    second_order=bool(second_order))
     start = time.perf_counter()
     final = Objective(joint, xp)
     status, message, history = _solve(objs, blocks, state, sweeps, opts, final)
-    f, g = final.value_grad(final.pack(state))
-    jac = {n: joint.sign * to_host(a) for n, a in final.unpack(g).items()}
-    return optimize_result(x={n: to_host(a) for n, a in state.items()}, fun=joint.sign * f, jac=jac,
+    f, jac = _value_grad(final, state)
+    jac = {n: joint.sign * (a if is_dask(a) else to_host(a)) for n, a in jac.items()}
+    return optimize_result(x={n: a if is_dask(a) else to_host(a) for n, a in state.items()},
+                          fun=joint.sign * f, jac=jac,
                           nit=len(history), status=status, success=status == 0,
                           message=message, history=history, convexity=convexity,
                           warning=_warning(convexity), method="block-newton", device=device,
@@ -80,6 +89,32 @@ def _block(problem, data: dict, state: dict, block: tuple, xp) -> Objective:
     return Objective(task, xp)
 
 
+def _rows(objs: list, state: dict) -> list:
+    """On Dask data, each row factor's objective as a `rowfactor.RowObjective`, its
+    variable in `state` a Dask array chunked like the data's rows (see that module)."""
+    if not any(is_dask(a) for o in objs for a in o.fixed.values()):
+        return objs
+    from . import rowfactor
+    out = []
+    for obj in objs:
+        chunks = rowfactor.row_chunks(obj)
+        if chunks is not None:
+            obj = rowfactor.RowObjective(obj, chunks)
+            state[obj.names[0]] = obj.rows(state[obj.names[0]])
+        out.append(obj)
+    return out
+
+
+def _value_grad(obj: Objective, state: dict):
+    """(f, gradient by name) at `state`; with a row factor on the workers, its gradient
+    stays there (a Dask array)."""
+    if any(map(is_dask, state.values())):
+        from .rowfactor import value_grad
+        return value_grad(obj, state)
+    f, g = obj.value_grad(obj.pack(state))
+    return f, obj.unpack(g)
+
+
 MESSAGES = {0: "converged: every block has max|g| <= gtol and lambda^2/2 <= tol",
             1: "stopped: the sweep limit was reached before convergence",
             2: "stopped: a block's line search found no decrease"}
@@ -91,6 +126,9 @@ def _solve(objs, blocks, state, sweeps: int, opts: Options, joint: Objective):
     clock, history = Clock(), []
     if opts.verbose:
         print(HEADER)
+    if any(map(is_dask, state.values())):                 # see `alternate`: not examined
+        status = _sweeps(objs, blocks, state, sweeps, opts, clock, history)
+        return status, MESSAGES[status], history
     start = joint.pack(state)
     for escapes in range(MAX_ESCAPES + 1):
         status = _sweeps(objs, blocks, state, sweeps - _count(history, len(blocks)), opts, clock, history)
@@ -136,7 +174,8 @@ def _step(obj, state: dict, opts: Options, clock: Clock, k: int, kept=None):
     with clock("eval"):
         f, g, H = kept if kept is not None else obj.value_grad_hess(z)
     it = Iteration(k, opts.sign * f, max_abs(obj, g))
-    method = Newton(opts.gtol, opts.tol, prefetch=False)       # the probe keeps evaluations
+    method = obj.newton(opts.gtol, opts.tol) if hasattr(obj, "newton") else \
+        Newton(opts.gtol, opts.tol, prefetch=False)            # the probe keeps evaluations
     status, _, point = iterate(obj, method, z, f, g, H, it, opts, clock, -1)
     if status is None:
         state.update(obj.unpack(point))

@@ -157,10 +157,18 @@ def evaluated(program, values: dict):
     if not any(map(is_dask, values.values())):
         return program(values)
     import dask
+    outputs, streamed = lazily(program, values)
+    return dask.compute(*outputs, optimize_graph=not streamed)
+
+
+def lazily(program, values: dict):
+    """(program's outputs as Dask graphs, computed nothing; whether an input is streamed):
+    the inputs renamed for this evaluation, as `evaluated` computes them. The caller
+    computes or persists the outputs, with graph optimisation only when not streamed."""
     salt = uuid.uuid4().hex[:12]
     streamed = any(is_dask(v) and not _persisted(v) for v in values.values())
     values = {k: _renamed(v, salt) if is_dask(v) else v for k, v in values.items()}
-    return dask.compute(*program(values), optimize_graph=not streamed)
+    return program(values), streamed
 
 
 def _persisted(a) -> bool:

@@ -48,8 +48,9 @@ class Objective:
         self._invariants: dict[Expr, object] = {}      # hoisted values by expression
 
     def set_fixed(self, name: str, array) -> None:
-        """Hold the fixed array `name` at a new value of the same shape (block methods)."""
-        self.fixed[name] = to_device(self.xp, array)
+        """Hold the fixed array `name` at a new value of the same shape (block methods);
+        a Dask array (a row factor on the workers) is kept as it is."""
+        self.fixed[name] = placed(self.xp, name, array) if is_dask(array) else to_device(self.xp, array)
         self._invariants = {e: v for e, v in self._invariants.items() if name not in tc.variables(e)}
 
     # ------------------------------------------------------------------ packing

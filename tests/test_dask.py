@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pathlib
 import tracemalloc
+import types
 
 import numpy as np
 import pytest
@@ -239,3 +240,52 @@ def test_numpy_rows_beside_dask_rows_are_chunked_alike(synchronous):
     assert isinstance(task.fixed["lam"], np.ndarray)
     task = prepare(_problem("poisson_intercept"), {"X": X, "y": counts, "lam": 0.5})
     assert task.fixed["y"].chunks == ((20, 20, 20),) and task.fixed["X"].chunks == X.chunks
+
+
+def _leaves(out):
+    """The arrays in a computation's (nested) results."""
+    if isinstance(out, (list, tuple)):
+        return [a for part in out for a in _leaves(part)]
+    if isinstance(out, dict):
+        return [a for part in out.values() for a in _leaves(part)]
+    return [np.asarray(out)]
+
+
+def test_matrix_completion_row_factor_on_workers(client, monkeypatch):
+    """M and Y chunked by rows on two workers: U (m x r) stays a Dask array chunked like
+    M's rows, its r x r Newton blocks solved on the workers; the iterates are NumPy's
+    (every block step's f to 1e-10) and nothing the client receives (every result of
+    every computation, counted at the scheduler's door) is as large as one chunk of U."""
+    m, n, r, rows = 4_000, 12, 2, 500
+    rng = da.random.default_rng(8)
+    M = (rng.uniform(size=(m, n), chunks=(rows, n)) < 0.5).astype(float)
+    Y = M * (rng.normal(size=(m, r), chunks=(rows, r)) @ rng.normal(size=(r, n)))
+    M, Y = dask.persist(M, Y)
+    x0 = {"U": 0.1 * np.random.default_rng(9).normal(size=(m, r)),
+          "V": 0.1 * np.random.default_rng(10).normal(size=(n, r))}
+    text = _problem("matrix_factorisation")
+    ref = solvers.alternate(text, ["U", "V"], data={"M": M.compute(), "Y": Y.compute()}, x0=x0, sweeps=4)
+    received = []
+    get = client.get
+
+    def counted(self, *args, **kwargs):          # a bound method: persist still goes to client.persist
+        out = get(*args, **kwargs)
+        received.append(max((a.nbytes for a in _leaves(out)), default=0))
+        return out
+    monkeypatch.setattr(client, "get", types.MethodType(counted, client))
+    with distributed.get_task_stream(client) as stream:
+        got = solvers.alternate(text, ["U", "V"], data={"M": M, "Y": Y}, x0=x0, sweeps=4)
+    monkeypatch.undo()
+    assert got.nit == ref.nit and got.status == ref.status
+    for a, b in zip(got.history, ref.history):
+        assert a.block == b.block and abs(a.f - b.f) <= 1e-10 * abs(b.f)
+        assert a.step == b.step
+    assert abs(got.fun - ref.fun) <= 1e-10 * abs(ref.fun)
+    U = got.x["U"]
+    assert type(U).__module__.startswith("dask") and U.chunks == ((rows,) * (m // rows), (r,))
+    np.testing.assert_allclose(U.compute(), ref.x["U"], rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(got.x["V"], ref.x["V"], rtol=1e-8, atol=1e-10)
+    chunk = rows * r * 8
+    assert received and max(received) < chunk, (max(received), chunk)
+    solved = [t for t in stream.data if "solved" in distributed.utils.key_split(t["key"])]
+    assert {t["worker"] for t in solved} == set(client.scheduler_info()["workers"])
