@@ -17,6 +17,7 @@ Contracts:
   entry serves every shape.
 - Entries are JSON, written to a temporary file in the same folder and moved into place
   with os.replace: readers see a whole entry or none, whatever writers run at once.
+  Past MAX_ENTRIES files the oldest quarter is deleted.
 - An entry is used only when it parses, names its own key and format, and its source
   passes `check_source`, which admits exactly the language the code generator emits (one
   function of assignments and calls to the runtime helpers and a fixed list of array
@@ -42,6 +43,7 @@ FORMAT = 1
 ENV_DIR, ENV_SWITCH = "CONVEXCHECK_CACHE_DIR", "CONVEXCHECK_CACHE"
 NODES = {cls.__name__: cls for cls in dag.NODE_TYPES}
 PACKAGES = ("tensorcalc", "convexcheck", "solvers")
+MAX_ENTRIES = 4000          # past this many files the oldest quarter is deleted
 
 
 class Uncacheable(Exception):
@@ -137,8 +139,24 @@ def store(kind: str, digest: str, payload: dict) -> None:
         except BaseException:
             os.unlink(tmp)
             raise
+        _prune(folder)
     except OSError:
         pass
+
+
+def _prune(folder: pathlib.Path, limit: int = MAX_ENTRIES) -> None:
+    """Past `limit` entries, delete the oldest quarter (by modification time): entries of
+    former package versions or sources are never read again. Races with other pruners
+    are harmless (a file already gone is skipped)."""
+    entries = [e for e in os.scandir(folder) if e.name.endswith(".json")]
+    if len(entries) <= limit:
+        return
+    entries.sort(key=lambda e: e.stat().st_mtime_ns if e.is_file() else 0)
+    for entry in entries[:len(entries) - 3 * limit // 4]:
+        try:
+            os.unlink(entry.path)
+        except OSError:
+            pass
 
 
 # ----------------------------------------------------------------------------- expressions

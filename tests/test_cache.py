@@ -3,6 +3,7 @@ entries depend on, bad entries are ignored and never executed, writers never cla
 from __future__ import annotations
 
 import json
+import os
 import multiprocessing as mp
 import pathlib
 import sys
@@ -238,3 +239,14 @@ def test_concurrent_writers_leave_one_whole_entry(tmp_path, monkeypatch):
     whole = [r for r in reads if r is not None]
     assert whole and all(set(r["blob"]) == {r["seed"]} for r in whole)
     assert not list(tmp_path.glob("*.tmp"))                  # no temporary file left behind
+
+
+def test_a_full_cache_drops_its_oldest_entries(tmp_path, monkeypatch):
+    monkeypatch.setenv(cache.ENV_DIR, str(tmp_path))
+    for k in range(12):
+        cache.store("many", f"{k:064d}", {"k": k})
+        os.utime(tmp_path / f"many-{k:064d}.json", ns=(k * 10**9, k * 10**9))
+    cache._prune(tmp_path, limit=8)
+    left = sorted(int(p.name[5:-5]) for p in tmp_path.glob("many-*.json"))
+    assert left == list(range(6, 12))                       # the six newest of twelve
+    assert cache.load("many", f"{11:064d}") == {"k": 11}
