@@ -18,7 +18,7 @@ from lark.lark import PostLex
 
 from . import cache
 from .errors import ParseError
-from .sugar import expand
+from .sugar import SIGNATURES as SUGAR, expand
 
 MAX_TEXT = 8_000_000  # characters; a longer input is rejected before parsing
 STATEMENT_KEYWORDS = ("variable", "parameter", "declare", "minimize", "maximize", "minimise", "maximise",
@@ -133,14 +133,13 @@ class _Build(lark.Transformer):
         return Syntax("name", (t.line, t.column), value=t.value, span=(t.start_pos, t.end_pos))
 
     def call(self, ch):
-        name, end = ch[0], ch[-1]
-        args = [c for c in ch[2:-1] if isinstance(c, Syntax)]
-        return expand(Syntax("call", (name.line, name.column), args, name.value, (name.start_pos, end.end_pos)))
+        name = ch[0]
+        node = Syntax("call", (name.line, name.column), ch[2:-1:2], name.value, (name.start_pos, ch[-1].end_pos))
+        return expand(node) if name.value in SUGAR else node
 
     def access(self, ch):
-        name, end = ch[0], ch[-1]
-        args = [c for c in ch[2:-1] if isinstance(c, Syntax)]
-        return Syntax("access", (name.line, name.column), args, name.value, (name.start_pos, end.end_pos))
+        name = ch[0]
+        return Syntax("access", (name.line, name.column), ch[2:-1:2], name.value, (name.start_pos, ch[-1].end_pos))
 
     def paren(self, ch):
         inner = ch[1]
@@ -214,33 +213,28 @@ class Lines(PostLex):
     line break. A `let` on the last line gets its _LNL at the end of the text."""
 
     always_accept = ("NL",)
-    _OPEN = frozenset(("LPAR", "LSQB"))
-    _CLOSE = frozenset(("RPAR", "RSQB"))
-    _ENDS_SUBJECT = frozenset(k.upper() for k in STATEMENT_KEYWORDS if k not in ("subject", "let"))
+    # what each token that matters does to (depth, let, subject); every other token passes
+    _EFFECT = {"LPAR": (1, None, None), "LSQB": (1, None, None), "RPAR": (-1, None, None),
+               "RSQB": (-1, None, None), "LET": (0, True, None), "SUBJECT": (0, None, True),
+               **{k.upper(): (0, None, False) for k in STATEMENT_KEYWORDS if k not in ("subject", "let")}}
 
     def process(self, stream):
-        depth, let, subject, last = 0, False, False, None
+        depth, let, subject, tok = 0, False, False, None
+        effects = self._EFFECT
         for tok in stream:
-            kind = tok.type
-            if kind == "NL":
+            effect = effects.get(tok.type)
+            if effect is not None:
+                depth = max(depth + effect[0], 0)
+                let = let if effect[1] is None else effect[1]
+                subject = subject if effect[2] is None else effect[2]
+            elif tok.type == "NL":
                 if depth == 0 and (subject or let):
                     yield lark.Token.new_borrow_pos("_CNL" if subject else "_LNL", "", tok)
                     let = False
                 continue
-            if kind in self._OPEN:
-                depth += 1
-            elif kind in self._CLOSE:
-                depth = max(depth - 1, 0)
-            elif kind == "LET":
-                let = True
-            elif kind == "SUBJECT":
-                subject = True
-            elif kind in self._ENDS_SUBJECT:
-                subject = False
-            last = tok
             yield tok
-        if let and not subject and last is not None:
-            yield lark.Token("_LNL", "", last.end_pos, last.end_line, last.end_column)
+        if let and not subject and tok is not None:
+            yield lark.Token("_LNL", "", tok.end_pos, tok.end_line, tok.end_column)
 
 
 @lru_cache(maxsize=1)
