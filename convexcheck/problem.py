@@ -176,6 +176,10 @@ def _parts(src: _Source, statements: list[Statement], decls: dict[str, Declarati
     dims = {n: d.dims for n, d in decls.items()}
     dims.update({n: d.dims for n, d in src.defines.items()})
     scope = (dims, {**decls, **{n: d.declaration() for n, d in src.defines.items()}})
+    for k, let in enumerate(src.lets):                 # each let once, used or not
+        _, err = _try(build, src.text, let.expr, {n: len(d) for n, d in dims.items()}, dims, src.lets[:k])
+        if err is not None:
+            src.fail(getattr(err, "reason", str(err)), getattr(err, "line", 0), getattr(err, "column", 0))
     objective, first, constraints = None, None, []
     for st in statements:
         if st.kind in SENSES or st.kind in SPELLINGS:

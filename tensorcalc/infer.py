@@ -79,16 +79,17 @@ def parse_expr(text: str, orders: dict[str, int]) -> Expr:
                          "'declare ... expression ...'", text, 1, 1)
     for name, order in orders.items():
         _check_name(name, order, text, None)
-    return build(text, syntax.expr, dict(orders), lets=syntax.lets)[0]
+    return build(text, syntax.expr, dict(orders), lets=syntax.lets, every_let=True)[0]
 
 
 def build(text: str, root: Syntax, orders: Mapping[str, int], dims: Mapping[str, tuple] | None = None,
-          lets: tuple[Let, ...] = ()) -> tuple[Expr, dict[str, dag.Var]]:
+          lets: tuple[Let, ...] = (), every_let: bool = False) -> tuple[Expr, dict[str, dag.Var]]:
     """The expression `root` of `text` says, and the variables by name. `orders` gives each
     name's order; `dims` (optional) each name's dimensions (names or lengths), which
     matrix-notation operators check where they meet; `lets` are named expressions that
-    `root` (and later lets) may use."""
-    return _Analysis(text, dict(orders), dims).run(root, lets)
+    `root` (and later lets) may use: those it uses are analysed with it, or all of them
+    with `every_let` (so that an unused let's errors are reported too)."""
+    return _Analysis(text, dict(orders), dims).run(root, lets, every_let)
 
 
 def declarations(decls: tuple[tuple[Token, Token], ...], text: str) -> dict[str, int]:
@@ -153,8 +154,8 @@ class _Analysis:
     def fail(self, node: Syntax, message: str):
         raise ParseError(message, self.text, node.line, node.column)
 
-    def run(self, root: Syntax, lets: tuple[Let, ...]) -> tuple[Expr, dict[str, dag.Var]]:
-        nodes = self._nodes(root, lets)
+    def run(self, root: Syntax, lets: tuple[Let, ...], every_let: bool) -> tuple[Expr, dict[str, dag.Var]]:
+        nodes = self._nodes(root, lets, every_let)
         for node in nodes:
             self.order[node] = ORDER[node.kind](self, node)
         if self.order[root] is None:
@@ -185,15 +186,15 @@ class _Analysis:
         if problem is not None:
             self.fail(node, problem)
 
-    def _nodes(self, root: Syntax, lets: tuple[Let, ...]) -> list[Syntax]:
+    def _nodes(self, root: Syntax, lets: tuple[Let, ...], every_let: bool) -> list[Syntax]:
         """Every node, children first: the lets `root` uses (directly or through other
-        lets), in their order, then `root`."""
+        lets; all of them with `every_let`), in their order, then `root`."""
         named: dict[str, int] = {}
         for k, let in enumerate(lets):
             self._check_let(let, named)
             named[let.name.text] = k
         trees = [_postorder(let.expr) for let in lets] + [_postorder(root)]
-        used = [False] * len(lets) + [True]
+        used = [every_let] * len(lets) + [True]
         for k in range(len(trees) - 1, -1, -1):
             if used[k]:
                 for node in trees[k]:

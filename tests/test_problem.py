@@ -362,3 +362,11 @@ def test_thesis_form_in_matrix_notation():
     p = parse_problem("declare x 1 A 2\nexpression x' * A * x\nderivative wrt x")
     assert p.objective.expr is tc.parse_expr("x *(i,ij->j) A *(j,j->) x", {"x": 1, "A": 2})
     assert {n: d.dims for n, d in p.declarations.items()} == {"x": ("A_0",), "A": ("A_0", "A_0")}
+
+
+def test_an_unused_let_is_checked_too():
+    with pytest.raises(ProblemError, match="undeclared variable 'z'") as err:
+        parse_problem("variable x\nlet t = z + 1\nminimize x^2\n")
+    assert (err.value.line, err.value.column) == (2, 9)
+    with pytest.raises(tc.ParseError, match="undeclared variable 'z'"):
+        tc.parse_expr("let t = z\nx", {"x": 0})
