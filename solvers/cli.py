@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 
 import numpy as np
 
@@ -16,6 +17,7 @@ from tensorcalc.options import blocks, finite, whole
 
 from .alternate import alternate
 from .api import METHODS, minimize
+from .data import SolverError
 from .device import DEVICES
 from .files import STATUS, check_out, read_npz, write_npz
 
@@ -67,6 +69,21 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _solve(args, problem, data, x0):
+    try:
+        return _solve_arrays(args, problem, data, x0)
+    except SolverError as err:
+        raise SolverError(_cli_words(str(err), args)) from None
+
+
+def _cli_words(message: str, args) -> str:
+    """The API's names for the arrays (data['y'], x0['w']) as the command line gave them."""
+    for what, option, path in (("data", "--data", args.data), ("x0", "--x0", args.x0)):
+        if path is not None:
+            message = re.sub(rf"\b{what}\[('[^']*')\]", rf"array \1 of {option} {path}", message)
+    return message
+
+
+def _solve_arrays(args, problem, data, x0):
     verbose = not args.json
     if verbose:
         print(f"solving {args.file} with {'block Newton' if args.blocks else args.method} on {args.device}")

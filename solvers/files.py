@@ -68,7 +68,7 @@ def _checked_members(archive: zipfile.ZipFile, flag: str, where: str) -> dict[st
             continue
         if name in members:
             raise SolverError(f"{where}: the array {name!r} appears twice in the archive")
-        shape, dtype = _header(archive, info, f"{where}: {flag.lstrip('-')}[{name!r}]")
+        shape, dtype = _header(archive, info, f"array {name!r} of {where}")
         entries = math.prod(shape)
         if entries > MAX_DATA_ENTRIES:
             raise SolverError(f"{where}: array {name!r} has shape {shape}: {entries:,} entries, "

@@ -65,13 +65,13 @@ def test_blocks_run_block_newton(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("make, words", [
-    (lambda p: np.savez(p, X=np.ones((3, 2)), y=np.array([1.0, np.nan, 1.0])), ["data['y']", "NaN"]),
+    (lambda p: np.savez(p, X=np.ones((3, 2)), y=np.array([1.0, np.nan, 1.0])), ["array 'y' of --data", "NaN"]),
     (lambda p: np.savez(p, X=np.ones((3, 2)), y=np.ones(4)), ["axis 0", "length"]),
     (lambda p: np.savez(p, X=np.ones((3, 2))), ["no value", "'y'"]),
     (lambda p: np.savez(p, X=np.ones((3, 2)), y=np.ones(3), Z=np.ones(2)), ["'Z'", "does not declare"]),
     (lambda p: np.save(p, np.ones(3)), ["not an .npz"]),
     (lambda p: p.write_text("not a zip"), ["not a readable .npz"]),
-    (lambda p: np.savez(p, X=np.ones((3, 2)), y=np.array(["a", "b", "c"])), ["data['y']", "numbers"]),
+    (lambda p: np.savez(p, X=np.ones((3, 2)), y=np.array(["a", "b", "c"])), ["array 'y' of --data", "numbers"]),
 ])
 def test_bad_data_exits_2_with_a_clear_message(tmp_path, capsys, make, words):
     path = tmp_path / "bad.npz"
@@ -101,3 +101,17 @@ def test_out_is_not_truncated_when_the_solve_fails(data, tmp_path, capsys):
     np.savez(bad, X=np.ones((3, 4)), y=np.array([1.0, np.inf, 1.0]))
     assert main(["solve", LOGISTIC, "--data", str(bad), "--out", str(out)]) == 2
     assert np.load(out)["w"].tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_errors_name_the_arrays_as_the_command_line_gave_them(tmp_path, capsys):
+    """CLI words, not the API's data['y'] / x0['w']: the option and the file are named."""
+    data, x0 = tmp_path / "d.npz", tmp_path / "x0.npz"
+    np.savez(data, X=np.ones((4, 3)), y=np.array([1.0, 2.0, np.inf, 3.0]))
+    np.savez(x0, w=np.zeros(3))
+    assert main(["solve", "examples/least_squares.tc", "--data", str(data), "--x0", str(x0)]) == 2
+    err = capsys.readouterr().err
+    assert f"array 'y' of --data {data} has 1 entries that are NaN or infinite" in err and "data['y']" not in err
+    np.savez(data, X=np.ones((4, 3)), y=np.ones(4))
+    np.savez(x0, w=np.array([0.0, np.nan, 0.0]))
+    assert main(["solve", "examples/least_squares.tc", "--data", str(data), "--x0", str(x0)]) == 2
+    assert f"array 'w' of --x0 {x0} has 1 entries" in capsys.readouterr().err
