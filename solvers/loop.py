@@ -16,6 +16,7 @@ from . import certify
 from .data import SolverError
 from .history import HEADER, Clock, Iteration, optimize_result, row
 from .linesearch import backtrack
+from .trials import along
 
 MESSAGES = {
     0: "converged: max|g| <= gtol{newton}",
@@ -196,13 +197,16 @@ def _search(obj, z, f, g, dr: Direction, method, opts: Options, it: Iteration):
 
     def phi(t: float) -> float:
         points[t] = z + t * d if box is None else box.path(obj.xp, z, d, t)
-        return method.trial(obj, points[t]) if not it.trials and len(points) == 1 else obj.value(points[t])
+        if not it.trials and len(points) == 1:
+            return method.trial(obj, points[t])
+        return later(t, points[t]) if later is not None else obj.value(points[t])
 
     def projected_slope(t: float) -> float:        # g.(P(z + t d) - z) / t (Kelley 5.5.3)
         return float(g @ (points[t] - z)) / t
 
     for n, (d, first) in enumerate(candidates):
         points.clear()
+        later = along(obj, z, d) if box is None else None     # Dask data: products kept (`trials`)
         slope = float(g @ d) if box is None else projected_slope
         search = backtrack(phi, f, slope, first, opts.c1, max_trials=opts.max_trials)
         it.trials.extend(search.trials)

@@ -289,3 +289,37 @@ def test_matrix_completion_row_factor_on_workers(client, monkeypatch):
     assert received and max(received) < chunk, (max(received), chunk)
     solved = [t for t in stream.data if "solved" in distributed.utils.key_split(t["key"])]
     assert {t["worker"] for t in solved} == set(client.scheduler_info()["workers"])
+
+
+@pytest.mark.parametrize("kind", PROBLEMS)
+def test_line_search_trials_reuse_the_products(synchronous, kind, monkeypatch):
+    """Data streamed (too large to persist): f(z + t d) for the trials after the first
+    from X z and X d, made in one pass over X, each trial then from vectors over the
+    rows; equal to the objective's own value."""
+    import solvers.distributed
+    from solvers.data import prepare
+    monkeypatch.setattr(solvers.distributed, "fits", lambda nbytes: False)
+    from solvers.objective import Objective
+    from solvers.trials import along
+    reads = []
+
+    def counted(block):
+        reads.append(block.shape)
+        return block
+    rng = np.random.default_rng(11)
+    X = da.from_array(rng.normal(size=(400, 6)) / 3, chunks=(100, 6)).map_blocks(counted, dtype=float)
+    y = {"logistic_regression_l2": np.sign(rng.normal(size=400)), "least_squares": rng.normal(size=400),
+         "poisson_intercept": rng.poisson(2.0, size=400).astype(float)}[kind]
+    extra = {"logistic_regression_l2": {"s": 0.01, "lam": 1e-3}, "poisson_intercept": {"lam": 0.1}}
+    obj = Objective(prepare(_problem(kind), {"X": X, "y": y, **extra.get(kind, {})}), np)
+    z, d = 0.1 * rng.normal(size=obj.n), rng.normal(size=obj.n)
+    trial = along(obj, z, d)
+    assert trial is not None
+    ts = [1.0, 0.5, 0.25, 0.125, 1e-3]
+    expected = [obj.value(z + t * d) for t in ts]
+    reads.clear()
+    got = [trial(t, z + t * d) for t in ts]
+    assert len(reads) == X.numblocks[0], reads           # one pass, for X z and X d together
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    assert along(obj.__class__(prepare(_problem(kind), {"X": X.compute(), "y": y, **extra.get(kind, {})}), np),
+                 z, d) is None                           # NumPy data: trials call obj.value
