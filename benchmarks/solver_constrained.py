@@ -181,9 +181,12 @@ def cvxpy_rows(case: dict, repeats: int, cap: float, timeout: float, threads: in
     if child.is_alive():
         child.terminate()
     child.join(timeout=5)
-    why = f"not finished within {timeout:g} s" if child.exitcode in (None, -15) else f"child exit code {child.exitcode}"
-    return rows + [{"lib": "cvxpy", "setting": s or "default", "first": None, "warm": None, "note": why}
-                   for s in CVXPY_SOLVERS[len(rows):]]
+    stopped = child.exitcode in (None, -15)
+    why = f"not finished: the child was stopped after {timeout * len(CVXPY_SOLVERS) + 30:g} s" if stopped \
+        else f"child exit code {child.exitcode}"
+    missing = CVXPY_SOLVERS[len(rows):]
+    return rows + [{"lib": "cvxpy", "setting": s or "default", "first": None, "warm": None,
+                    "note": why if k == 0 else "not run (the child was stopped before)"} for k, s in enumerate(missing)]
 
 
 def _picklable(case: dict) -> dict:
@@ -327,7 +330,7 @@ def report(results: list[tuple[dict, list[dict]]], args) -> list[str]:
     for case, rows in results:
         for r in rows:
             f = f"{r['f']:.12g}" if "f" in r else "-"
-            gap = f"{r['gap']:.1e}" if "gap" in r else "-"
+            gap = f"{r['gap'] + 0.0:.1e}" if "gap" in r else "-"
             viol = f"{r['viol']:.1e}" if "viol" in r else "-"
             lines.append(f"| {case['name']} | {r['lib']} | {r['setting']} | {_s(r['first'])} | {_s(r['warm'])} | "
                          f"{f} | {gap} | {viol} | {r['note']} |")
