@@ -241,7 +241,8 @@ def header(args, argv) -> str:
 
     def git(*a):
         return subprocess.run(["git", *a], cwd=root, capture_output=True, text=True).stdout.strip()
-    dirty = " + local edits" if git("status", "--porcelain", "--", "tensorcalc", "benchmarks") else ""
+    dirty = " + local edits" if any(line.endswith((".py", ".lark")) for line in      # sources, not results
+                                    git("status", "--porcelain", "--", "tensorcalc", "benchmarks").splitlines()) else ""
     versions = [f"NumPy {np.__version__}"] + [
         f"{m} {__import__(m).__version__}" if importlib.util.find_spec(m) else f"{m} not installed"
         for m in ("jax", "torch", "autograd")]

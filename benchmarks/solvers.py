@@ -381,7 +381,8 @@ def commit() -> str:
     def git(*a):
         return subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     head = git("rev-parse", "--short", "HEAD") or "unknown"
-    dirty = git("status", "--porcelain", "--", "solvers", "tensorcalc", "convexcheck", "benchmarks")
+    dirty = [line for line in git("status", "--porcelain", "--", "solvers", "tensorcalc", "convexcheck",
+                                  "benchmarks").splitlines() if line.endswith((".py", ".lark"))]   # not results
     return head + (" + local edits" if dirty else "")
 
 
