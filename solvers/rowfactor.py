@@ -36,8 +36,8 @@ from .objective import Objective, _finite, _program
 def row_chunks(obj: Objective):
     """The row chunks of `obj`'s one variable when it is a row factor (see the module),
     else None."""
-    if len(obj.free) != 1 or _program(obj.task.expr, obj.names, "hess")[1] is None \
-            or _program(obj.task.expr, obj.names, "hess")[1][0] != 0:
+    blocks = _program(obj.task.expr, obj.names, "hess")[1] if len(obj.free) == 1 else None
+    if blocks is None or blocks[0] != 0:
         return None
     declarations = obj.task.problem.declarations
     dim = declarations[obj.names[0]].dims[0]
