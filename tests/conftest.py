@@ -1,10 +1,18 @@
 """Shared test settings: hypothesis profiles ('default' for CI, 'slow' for -m slow runs)."""
+import atexit
 import os
 import pathlib
+import shutil
+import tempfile
 
 from hypothesis import HealthCheck, settings
 
 DATA = pathlib.Path(__file__).parent / "data"
+# the disk cache of compiled code and verdicts (tensorcalc/cache.py) goes to a folder of
+# this run, not the user's ~/.cache/convexcheck (set the variable to share one on purpose)
+if "CONVEXCHECK_CACHE_DIR" not in os.environ:
+    os.environ["CONVEXCHECK_CACHE_DIR"] = tempfile.mkdtemp(prefix="convexcheck-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["CONVEXCHECK_CACHE_DIR"], ignore_errors=True)
 
 settings.register_profile("default", max_examples=60, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
