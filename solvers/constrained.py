@@ -25,23 +25,18 @@ from . import interior, lagrangian, pathfollow
 from .bounds import Projected
 from .constraints import Constraints, bound_violation
 from .device import to_host
-from .loop import run
+from .loop import Outcome, run
 from .space import View
 
 AUTO_DENSE = 1000       # at most this many entries: auto builds the Hessian (Newton)
 
 
 @dataclass
-class Solved:
-    """The end of a solve in the Objective's coordinates: z (every entry), f and the
-    objective's gradient g there (minimised sign), and the constrained extras."""
+class Solved(Outcome):
+    """The end of a solve in the Objective's coordinates (`loop.Outcome`: z with every
+    entry, f and the objective's gradient g there, minimised sign), and the constrained
+    extras."""
 
-    z: object
-    f: float
-    g: object
-    status: int
-    message: str
-    history: list
     violation: float
     multipliers: dict
 
