@@ -34,7 +34,7 @@ from .atoms import AFFINE, CONSTANT, CONVEX, UNKNOWN, Curvature
 from .certificate import Certificate, certify
 from .model import Attributes
 from .patterns import (WHY_LIMIT, Verdict, bilinear, describe, exp_sum, hessian_rules, max_pattern, max_range,
-                       quad_over_lin, sum_of_squares)
+                       max_splits, quad_over_lin, sum_of_squares)
 from .signs import NONNEG, Interval, Signs, domain_facts, meet, mul
 
 NONPOS = Interval(-math.inf, 0.0)
@@ -195,9 +195,10 @@ def _var(walk: Walk, node: Var) -> Verdict:
 def _sum(walk: Walk, node: Sum) -> Verdict:
     parts = [walk.child(c) for c in node.args]
     total = atoms.combine([p.curvature for p in parts])
-    max_range(walk, node)
+    splits = max_splits(walk, node)          # read once: the range and the curvature use them
+    max_range(walk, node, splits)
     if not total.known:
-        found = max_pattern(walk, node)
+        found = max_pattern(walk, splits)
         if found is not None:
             return found
     why = "affine" if total.affine else _join("sum of", [p for c, p in zip(node.args, parts) if walk.reads[c]])

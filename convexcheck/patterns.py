@@ -149,10 +149,10 @@ def _scalar_const(m: Product):
     return None
 
 
-def max_pattern(walk, node: Sum) -> Verdict | None:
+def max_pattern(walk, splits: list) -> Verdict | None:
     """c * relu(a - b) + c * b + rest = c * max(a, b) + rest: convex for convex a, b and
-    rest, c > 0."""
-    for c, _, a, b, rest in _max_splits(walk, node):
+    rest, c > 0 (`splits`: the sum's readings, from `max_splits`)."""
+    for c, _, a, b, rest in splits:
         parts = a + b + rest
         if atoms.combine([_scaled_curvature(walk, k, m) for k, m in parts]).convex:
             return Verdict(CONVEX, "max of convex functions (b + relu(a - b)) plus convex terms",
@@ -160,7 +160,12 @@ def max_pattern(walk, node: Sum) -> Verdict | None:
     return None
 
 
-def _max_splits(walk, node: Sum):
+def max_splits(walk, node: Sum) -> list:
+    """Every reading of the sum as c * max(a, b) + rest (`_readings`), as a list."""
+    return list(_readings(walk, node))
+
+
+def _readings(walk, node: Sum):
     """Every reading of the sum as c * max(a, b) + rest: the terms of b are those of a
     relu's argument that the sum holds with the opposite coefficient (times c), a is the
     rest of the argument. Tried with known parts kept whole (nested maxima) and with every
@@ -188,11 +193,11 @@ def _max_split(walk, terms, c: float, relu: Expr, keep):
     return (a, b, rest) if b else None
 
 
-def max_range(walk, node: Sum) -> None:
+def max_range(walk, node: Sum, splits: list) -> None:
     """Refine the interval of a sum read as c * max(A, B) + rest: max(A, B) lies in
     [max(lo A, lo B), max(hi A, hi B)], with A the a terms and B the b terms over c (so a
     minimum of positive functions is known positive)."""
-    for c, _, a, b, rest in _max_splits(walk, node):
+    for c, _, a, b, rest in splits:
         for signs in (walk.signs, walk.declared):          # each analysis from its own intervals
             big_a, big_b = _linear_interval(signs, a), _linear_interval(signs, [(k / c, m) for k, m in b])
             lo, hi = max(big_a.lo, big_b.lo), max(big_a.hi, big_b.hi)
