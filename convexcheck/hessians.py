@@ -185,7 +185,7 @@ def distribute(expr):
         if isinstance(node_, Product) and k is not None:
             args = node_.args
             node_ = dag.add_all([dag.contraction(args[:k] + (t,) + args[k + 1:], node_.spec)
-                                 for t in _addends(args[k])])
+                                 for t in dag.addends(args[k])])
         new[node] = node_
     return new[expr]
 
@@ -211,17 +211,6 @@ def _hoisted(node, original, fixed: dict, taken, moves: set):
     name = next((n for n, e in fixed.items() if e is node), None) or _fresh(f"_at{len(fixed)}", taken | fixed.keys())
     fixed[name] = node
     return dag.var(name, node.axes)
-
-
-def _addends(total: Sum) -> list:
-    out, stack = [], [total]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Sum):
-            stack.extend(reversed(node.args))
-        else:
-            out.append(node)
-    return out
 
 
 def check_nodes(exprs, problem: Problem, sizes, where: str) -> None:

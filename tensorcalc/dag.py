@@ -360,6 +360,18 @@ def _fmt(axes: tuple) -> str:
 
 # ----------------------------------------------------------------------------- traversal
 
+def addends(total: Expr) -> list[Expr]:
+    """The terms of a nest of sums, left to right (a node that is not a Sum is its own)."""
+    out, stack = [], [total]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Sum):
+            stack.extend(reversed(node.args))
+        else:
+            out.append(node)
+    return out
+
+
 def topo(*roots: Expr) -> list[Expr]:
     """All nodes reachable from `roots`, children before parents; iterative, each node once.
 

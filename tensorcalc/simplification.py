@@ -91,17 +91,6 @@ def _addends(node: Sum, inner: set[Expr], new: dict[Expr, Expr]) -> list[Expr]:
     return out
 
 
-def _leaves(total: Sum) -> list[Expr]:
-    out, stack = [], [total]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, Sum):
-            stack.extend(reversed(n.args))
-        else:
-            out.append(n)
-    return out
-
-
 # ----------------------------------------------------------------------------- reading terms
 
 def normal_term(node: Expr, ctx: "Context | None" = None) -> Monomial:
@@ -265,7 +254,7 @@ def _key(term: Monomial, k: int, skip: int | None) -> tuple:
 
 
 def _sum(addends: list[Expr], axes: tuple) -> Expr:
-    addends = [leaf for a in addends for leaf in (_leaves(a) if isinstance(a, Sum) else [a])]
+    addends = [leaf for a in addends for leaf in dag.addends(a)]
     terms = [normal_term(a) for a in addends]
     nodes = [emit(t, axes) for t in _collect(terms, len(axes)) if t.coef != 0.0]
     return dag.add_all(nodes) if nodes else dag.const(0.0, axes)
