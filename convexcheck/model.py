@@ -6,6 +6,7 @@ constraint, each a scalar tensorcalc expression with what a convex problem needs
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from tensorcalc import Expr
@@ -79,16 +80,87 @@ class Part:
     line: int = 0
 
 
+class Declarations(Mapping):
+    """Declarations by name in the order of the file, read-only: a `Problem` may be shared
+    (`parse_problem` returns the same one for the same text), so nothing may change it in
+    place. Equal to a dict or mapping with the same items; hashable; pickles. For changed
+    declarations build a dict and `dataclasses.replace(problem, declarations=that_dict)`."""
+
+    __slots__ = ("_by_name", "_hash")
+
+    def __init__(self, items=()):
+        object.__setattr__(self, "_by_name", dict(items))
+        object.__setattr__(self, "_hash", None)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Declarations are read-only; build a dict and dataclasses.replace the problem")
+
+    def __delattr__(self, name):
+        raise AttributeError("Declarations are read-only; build a dict and dataclasses.replace the problem")
+
+    def __getitem__(self, name: str) -> Declaration:
+        return self._by_name[name]
+
+    def __iter__(self):
+        return iter(self._by_name)
+
+    def __len__(self) -> int:
+        return len(self._by_name)
+
+    def __contains__(self, name) -> bool:
+        return name in self._by_name
+
+    def get(self, name, default=None):
+        return self._by_name.get(name, default)
+
+    def keys(self):                       # views of the dict: read-only, C speed
+        return self._by_name.keys()
+
+    def items(self):
+        return self._by_name.items()
+
+    def values(self):
+        return self._by_name.values()
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Declarations):
+            return self._by_name == other._by_name
+        if isinstance(other, Mapping):
+            return self._by_name == dict(other.items())
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            object.__setattr__(self, "_hash", hash(frozenset(self._by_name.items())))
+        return self._hash
+
+    def __reduce__(self):
+        return (Declarations, (tuple(self._by_name.items()),))
+
+    def __repr__(self) -> str:
+        return f"Declarations({self._by_name!r})"
+
+
 @dataclass(frozen=True)
 class Problem:
-    """A parsed problem file. `sense` is "minimize", "maximize" or "expression"."""
+    """A parsed problem file. `sense` is "minimize", "maximize" or "expression".
 
-    declarations: dict[str, Declaration]
+    Immutable all the way down (frozen records, tuples, `Declarations`, immutable
+    expressions), so one Problem can be shared by every caller that parses the same text.
+    `declarations` given as a dict is stored as `Declarations`, `constraints` as a tuple."""
+
+    declarations: Declarations
     sense: str
     objective: Part
     constraints: tuple[Part, ...] = ()
     source: str | None = None                    # the path it was read from, if any
     text: str = ""
+
+    def __post_init__(self):
+        if not isinstance(self.declarations, Declarations):
+            object.__setattr__(self, "declarations", Declarations(self.declarations))
+        if not isinstance(self.constraints, tuple):
+            object.__setattr__(self, "constraints", tuple(self.constraints))
 
     @property
     def variables(self) -> dict[str, Declaration]:

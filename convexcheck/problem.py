@@ -8,12 +8,15 @@ declarations are read (`convexcheck.declarations`) and the definitions built
 the dimensions where operands meet), then checked to be a scalar whose tied axes have
 equal dimensions. The thesis form (`declare NAME ORDER ... expression EXPR`) is read by
 the same grammar. Every rejection of the input is a `ProblemError` that names the line
-and column, what is wrong and the fix; no input raises any other exception.
+and column, what is wrong and the fix; no input raises any other exception. Parsed
+problems are kept by their text (`parse_problem`): a re-solve of the same text skips all three.
 """
 from __future__ import annotations
 
 import os
 import re
+import threading
+from collections import OrderedDict
 
 import tensorcalc as tc
 from tensorcalc import Expr, ParseError, TensorCalcError
@@ -28,6 +31,8 @@ from .statements import TextStatement, line_col
 
 MAX_TEXT = 1_000_000       # characters of text (bytes of a file); a longer problem is rejected
 MAX_STATEMENTS = 10_000    # each is analysed on its own; more would take minutes
+CACHED_PROBLEMS = 64       # parsed problems kept by text (parse_problem) ...
+CACHED_CHARS = MAX_TEXT    # ... of this many characters in all (a parse holds ~80 bytes a character)
 SENSES = {"minimize": "convex", "maximize": "concave", "expression": "any"}
 SPELLINGS = {"minimise": "minimize", "maximise": "maximize"}
 RELATIONS = {"<=": "convex", ">=": "concave", "==": "affine"}
@@ -64,9 +69,26 @@ def _names_file(value: str) -> bool:
     return value.endswith(".tc") or os.path.isfile(value)
 
 
-@pausing                          # see tensorcalc.collector: syntax and nodes by the million, no cycles
 def parse_problem(text: str, source: str | None = None) -> Problem:
-    """The problem that `text` states; `source` (a file name) labels errors and the result."""
+    """The problem that `text` states; `source` (a file name) labels errors and the result.
+
+    The result is shared: the same text with the same source again returns the same
+    (immutable) Problem without reading it again, from a cache of the last CACHED_PROBLEMS
+    texts (CACHED_CHARS characters in all). A rejected text is not kept: it is read and
+    rejected again, with the same message. `parse_problem.cache_clear()` empties the cache."""
+    if type(text) is not str or not (source is None or type(source) is str):
+        return _parse(text, source)                 # rejected, or a key we cannot trust
+    key = (text, source)
+    problem = _PARSED.get(key)
+    if problem is None:
+        problem = _parse(text, source)
+        _PARSED.put(key, problem)
+    return problem
+
+
+@pausing                          # see tensorcalc.collector: syntax and nodes by the million, no cycles
+def _parse(text: str, source: str | None) -> Problem:
+    """`parse_problem` without the cache."""
     src = _Source(text, source)
     statements = src.read()
     if any(st.kind == "declare" for st in statements):
@@ -87,6 +109,49 @@ def parse_problem(text: str, source: str | None = None) -> Problem:
     src.lets = tuple(st.let for st in statements if st.kind == "let")
     (sense, objective), constraints = _parts(src, statements, decls)
     return Problem(decls, sense, objective, tuple(constraints), source, text)
+
+
+class _Cache:
+    """Parsed problems by (text, source), least recently used first: at most `entries`
+    of them and `chars` characters of text in all (a longer text is not kept). Safe to
+    share between threads (two threads may parse one text at once; both results are equal)."""
+
+    def __init__(self, entries: int, chars: int):
+        self.entries, self.chars = entries, chars
+        self._problems: OrderedDict[tuple[str, str | None], Problem] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, str | None]) -> Problem | None:
+        with self._lock:
+            problem = self._problems.get(key)
+            if problem is not None:
+                self._problems.move_to_end(key)
+            return problem
+
+    def put(self, key: tuple[str, str | None], problem: Problem) -> None:
+        if len(key[0]) > self.chars:
+            return
+        with self._lock:
+            if key in self._problems:
+                return
+            self._problems[key] = problem
+            self._size += len(key[0])
+            while len(self._problems) > self.entries or self._size > self.chars:
+                (text, _), _ = self._problems.popitem(last=False)
+                self._size -= len(text)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._problems.clear()
+            self._size = 0
+
+    def __len__(self) -> int:
+        return len(self._problems)
+
+
+_PARSED = _Cache(CACHED_PROBLEMS, CACHED_CHARS)
+parse_problem.cache_clear = lambda: _PARSED.clear()
 
 
 def _read_file(path: str) -> str:

@@ -17,6 +17,8 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass
+from functools import lru_cache
+from types import MappingProxyType
 
 import numpy as np
 
@@ -88,7 +90,7 @@ def prepare(problem, data=None, x0=None) -> Task:
     data = _arrays(data or {}, "data")
     problem = _as_problem(problem, data, x0)
     _check_solvable(problem)
-    present = {n: v for part in problem.parts for n, v in tc.variables(part.expr).items()}
+    present = _variables_of(tuple(part.expr for part in problem.parts))
     problem = _fix(problem, [n for n in data if n in problem.variables])
     _check_names(problem, data, present)
     free_decls = [d for n, d in problem.variables.items() if n in present]
@@ -141,6 +143,13 @@ def _as_problem(problem, data: dict, x0) -> Problem:
         return load_problem(problem)
     raise SolverError(f"minimize takes a problem (convexcheck.load_problem), a .tc path, problem "
                       f"text or a tensorcalc expression, not {type(problem).__name__}")
+
+
+@lru_cache(maxsize=256)
+def _variables_of(exprs: tuple[Expr, ...]) -> MappingProxyType:
+    """The variables the expressions read, by name: the same for every solve of one problem
+    (expressions are immutable and hash-consed), so kept; read-only, as it is shared."""
+    return MappingProxyType({n: v for e in exprs for n, v in tc.variables(e).items()})
 
 
 def _expression_problem(expr: Expr, data: dict) -> Problem:
