@@ -65,6 +65,7 @@ import numpy as np  # noqa: E402
 
 import solvers  # noqa: E402
 from convexcheck import certificate  # noqa: E402
+from convexcheck.problem import parse_problem  # noqa: E402
 from solvers import api as solvers_api, objective as solvers_objective  # noqa: E402
 from solvers.data import prepare  # noqa: E402
 from benchmarks import solver_coldstart, solver_constrained  # noqa: E402
@@ -97,8 +98,9 @@ def f_and_gmax(d: dict, w) -> tuple[float, float]:
 # --------------------------------------------------------------------------- runners: () -> (w, info)
 
 def cold() -> None:
-    """Forget compiled programs and convexity verdicts: the next solve pays them again."""
-    for cached in (solvers_api._verdict, solvers_objective._program, solvers_objective._compiled,
+    """Forget parsed problems, compiled programs and convexity verdicts: the next solve
+    pays them again."""
+    for cached in (parse_problem, solvers_api._verdict, solvers_objective._program, solvers_objective._compiled,
                    certificate._expanded):
         cached.cache_clear()
 

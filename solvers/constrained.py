@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from . import interior, lagrangian, pathfollow
+from . import interior, lagrangian, pathfollow, qp
 from .bounds import Projected
 from .constraints import Constraints, bound_violation
 from .device import to_host
@@ -62,7 +62,11 @@ def solve(task, obj, name: str, make, opts, gtol: float, tol: float) -> Solved:
 
 def _interior(task, view, cons, opts, gtol, tol) -> Solved:
     ip = interior.Interior(view, cons, opts, gtol, tol)
-    res = pathfollow.solve(ip, view.pack(task.x0), opts.max_iter, opts.sign)
+    y0 = view.pack(task.x0)
+    res = qp.solve(ip, y0, opts.max_iter, opts.sign) if qp.applies(task, ip) else None
+    if res is None:            # not a QP, or one whose Newton matrix is not positive definite
+        ip = interior.Interior(view, cons, opts, gtol, tol)
+        res = pathfollow.solve(ip, y0, opts.max_iter, opts.sign)
     st = res.st
     duals = {label: _dual(ip, st, k) for k, label in enumerate(cons.labels)}
     duals.update(_by_variable(view, st.zl, st.zu, ip.hasL, ip.hasU))

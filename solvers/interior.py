@@ -31,7 +31,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.linalg import cho_solve, lapack
 
-from . import cone
+from . import cone, lowrank
 from .linalg import Blocks, cholesky, solve as solve_with
 from .space import bounds, dense
 
@@ -123,6 +123,9 @@ class Interior:
         self.degree = cone.degree(view.space)
         self.count = int(xp.sum(~self.eq)) + int(xp.sum(self.hasL)) + int(xp.sum(self.hasU)) + self.degree
         self.penalty = 0.0         # of the merit's infeasibility term; never decreases
+        # a block-diagonal Hessian is kept as `Blocks` (see `lowrank`) where nothing adds
+        # a dense term to it: no cones, no coordinates to reduce, affine constraints only
+        self.blocks = self.space.identity and not self.degree and cons.affine()
 
     def start(self, y0) -> State:
         """y0 moved inside its bounds (by PUSH relative to the bound, at most a hundredth of
@@ -151,7 +154,7 @@ class Interior:
         c, J = self.cons.values_jacobian(st.y)
         if not hessian:
             return Point(f, g, c, J)
-        return Point(f, g, c, J, dense(xp, H) if isinstance(H, Blocks) else H)
+        return Point(f, g, c, J, dense(xp, H) if isinstance(H, Blocks) and not self.blocks else H)
 
     def _weights(self, st: State):
         w = self.xp.zeros(self.cons.m)
@@ -222,14 +225,21 @@ class Interior:
     def system(self, st: State, pt: Point) -> System:
         """The factored Newton matrix K = W + J_i' S^-1 Lam J_i + D + C at st, shifted by
         a multiple of I where not positive definite, and with equalities K^-1 J_e' and
-        the Schur complement J_e K^-1 J_e'."""
+        the Schur complement J_e K^-1 J_e'. A block-diagonal W is factored by blocks
+        (`lowrank`) unless a block is not positive definite."""
         xp, eq = self.xp, self.eq
         if pt.H is None:
             pt.H = self.point(st).H
-        pt.W = pt.H + self.cons.hessian(st.y, self._weights(st)) if self.cons.m else pt.H
         Ji, Je = pt.J[~eq], pt.J[eq]
         dl, du = self.gaps(st)
         D = xp.where(self.hasL, st.zl / dl, 0.0) + xp.where(self.hasU, st.zu / du, 0.0)
+        if isinstance(pt.H, Blocks):
+            pt.W = pt.H                   # affine constraints: nothing to add
+            fac = lowrank.factor(xp, pt.H, D, Ji, st.lam / st.s)
+            if fac is not None:
+                return _equalities(xp, System(("lowrank", fac), 0.0, Ji, Je))
+            pt.H = dense(xp, pt.H)
+        pt.W = pt.H + self.cons.hessian(st.y, self._weights(st)) if self.cons.m else pt.H
         K = pt.W + Ji.T @ ((st.lam / st.s)[:, None] * Ji) if Ji.shape[0] else pt.W.copy()
         K[xp.diag_indices(self.view.n)] += D
         cone.newton_block(self.space, st.y, st.Z, K)
@@ -239,11 +249,7 @@ class Interior:
         hess, whole = (max(1.0, float(xp.max(xp.abs(xp.diagonal(M))))) if self.view.n else 1.0
                        for M in (pt.W, K))
         fac, shift = _factor(xp, K, max(SHIFT0 * hess, ROUNDING * whole), 1e10 * hess)
-        sysm = System(fac, shift, Ji, Je)
-        if fac is not None and Je.shape[0]:
-            sysm.Y = _solve(xp, fac, Je.T)
-            sysm.S = Je @ sysm.Y
-        return sysm
+        return _equalities(xp, System(fac, shift, Ji, Je))
 
     def step(self, sysm: System, st: State, r: Residuals) -> Step:
         """The Newton step for the residuals r (see the module docstring)."""
@@ -324,6 +330,20 @@ class Interior:
         return State(st.y, st.s, lam, st.nu, zl, zu, st.Z, mu, st.gaps)
 
 
+def curvature(xp, W, v) -> float:
+    """v' W v for the Hessian of the Lagrangian, dense or `Blocks`."""
+    return float(v @ (lowrank.matvec(xp, W, v) if isinstance(W, Blocks) else W @ v))
+
+
+def _equalities(xp, sysm: System) -> System:
+    """sysm with K^-1 J_e' and the Schur complement J_e K^-1 J_e' when there are
+    equalities and K was factored."""
+    if sysm.fac is not None and sysm.Je.shape[0]:
+        sysm.Y = _solve(xp, sysm.fac, sysm.Je.T)
+        sysm.S = sysm.Je @ sysm.Y
+    return sysm
+
+
 def finite(ip: Interior, pt: Point) -> bool:
     xp = ip.xp
     return math.isfinite(pt.f) and bool(xp.isfinite(pt.c).all()) and bool(xp.isfinite(pt.g).all())
@@ -364,6 +384,8 @@ def _cholesky(xp, K):
 
 def _solve(xp, fac, rhs):
     kind, L = fac
+    if kind == "lowrank":
+        return L.solve(rhs)
     if kind == "host":
         return cho_solve((L, True), rhs, check_finite=False)
     return solve_with(xp, (None, L), rhs)

@@ -32,7 +32,7 @@ import numpy as np
 from . import cone
 from .data import SolverError
 from .history import HEADER, Clock, Iteration, optimize_result, row
-from .interior import Interior, Point, State, System, finite
+from .interior import Interior, Point, State, System, curvature, finite
 
 GAP = 1e-10          # duality gap relative to 1 + |f| at which the solve stops
 VIOLATION = 1e-2     # and the largest violation at most this times gtol
@@ -75,6 +75,12 @@ def solve(ip: Interior, y0, max_iter: int, sign: float = 1.0) -> Result:
         pt = ip.point(st, hessian=False)
     if opts.verbose:
         print(HEADER)
+    with np.errstate(all="ignore"):    # iterates running off (infeasible constraints) end in a status
+        return _loop(ip, st, pt, max_iter, sign, clock, history)
+
+
+def _loop(ip: Interior, st: State, pt: Point, max_iter: int, sign: float, clock, history: list) -> Result:
+    opts = ip.opts
     for k in range(max_iter + 1):
         it = _record(ip, st, pt, k, sign)
         history.append(it)
@@ -165,7 +171,7 @@ def _search(ip: Interior, st: State, pt: Point, d, mu: float, it: Iteration):
     slope = ip.slope(st, pt, d, mu)
     infeasible = ip.infeasibility(st, pt)
     if infeasible > 0:
-        curve = max(0.0, float(d.dy @ (pt.W @ d.dy)))
+        curve = max(0.0, curvature(ip.xp, pt.W, d.dy))
         ip.penalty = max(ip.penalty, (slope + 0.5 * curve) / ((1 - RHO) * infeasible) + 1e-8)
     slope -= ip.penalty * infeasible
     before = ip.merit(st, pt, mu)

@@ -15,6 +15,7 @@ import solvers
 import tensorcalc as tc
 from solvers import api, objective
 from tensorcalc import cache
+from convexcheck.problem import parse_problem
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LOGISTIC = (ROOT / "examples" / "logistic_regression_l2.tc").read_text()
@@ -23,7 +24,7 @@ PARSE = sys.modules["tensorcalc.parse"]
 
 def _forget():
     """Empty the in-process caches so that the next solve reads the disk cache."""
-    for fn in (objective._program, objective._compiled, api._verdict, PARSE._parser):
+    for fn in (objective._program, objective._compiled, api._verdict, PARSE._parser, parse_problem):
         fn.cache_clear()
 
 

@@ -1,0 +1,282 @@
+"""Convex quadratic programs by Mehrotra's predictor-corrector interior-point method.
+
+    minimise  f0 + q'y + y'Hy/2   subject to  G y <= h,  E y = e,  l <= y <= u
+
+is what a problem is when its objective is a quadratic polynomial in the free variables
+and every constraint affine (`tensorcalc.degree`), with no matrix variable to keep in a
+cone or to reduce to its upper triangle (`applies`). Then H, q, G, h, E, e are read once
+from one compiled evaluation at the start, and an iteration costs one factorisation of
+K = H + G' W G + D and four solves with it: no compiled evaluation, no merit line search
+(on a convex QP the fraction-to-the-boundary rule alone keeps the iterates interior and
+the method converges; Nocedal and Wright 16.6, Wright's Primal-Dual Interior-Point
+Methods ch. 10). The algebra is that of `interior` with every inequality in one stack,
+
+    B y + t = b,  t >= 0 (dual z >= 0),  B = [G; -I_L; I_U],  b = [h; -l_L; u_U],
+
+the bound rows' slacks t = y - l, u - y kept exact, and K is factored densely, or by
+blocks (`lowrank`) when H is block diagonal. The stop, statuses and what is returned are
+those of `pathfollow` (a `pathfollow.Result`), so the caller reports multipliers the same
+way. `solve` returns None (the caller then runs `pathfollow`, which shifts indefinite
+matrices, searches along a merit and says when no step passes) when K is not positive
+definite (H not psd, or singular on coordinates nothing else bounds) or when the
+iterates stall: STALLS primal steps in a row shorter than STALL, the sign of
+constraints without an interior, or infeasible ones, whose duals then grow without bound.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from tensorcalc import Expr
+from tensorcalc.degree import degree
+
+from . import lowrank
+from .history import HEADER, Iteration, row
+from .interior import Interior, State, _factor, _solve, _solve_small
+from .linalg import Blocks
+from .pathfollow import FAR, GAP, MESSAGES, VIOLATION, Result, _callback
+
+TAU = 0.995          # fraction of the step to the boundary
+STALL = 1e-4         # primal steps below this, STALLS times in a row: leave to `pathfollow`
+STALLS = 3
+
+
+def applies(task, ip: Interior) -> bool:
+    """Whether the task is a QP in the sense of the module docstring."""
+    return (ip.space.identity and not ip.degree and ip.cons.affine()
+            and _quadratic(task.expr, tuple(v.name for v in task.free)))
+
+
+@lru_cache(maxsize=256)
+def _quadratic(expr: Expr, names: tuple[str, ...]) -> bool:
+    return degree(expr, names) <= 2
+
+
+@dataclass
+class Data:
+    """The QP read at y0: f(y) = f0 + q'y + y'Hy/2; the stacked inequality rows as G
+    (dense), the bounded coordinates L, U with their bounds; equalities E y = e."""
+
+    H: object
+    q: object
+    f0: float
+    G: object
+    h: object
+    E: object
+    e: object
+    L: object
+    lo: object
+    U: object
+    up: object
+
+    def hy(self, xp, y):
+        return lowrank.matvec(xp, self.H, y) if isinstance(self.H, Blocks) else self.H @ y
+
+    def value(self, xp, y, Hy) -> float:
+        return self.f0 + float(self.q @ y) + 0.5 * float(y @ Hy)
+
+
+def read(ip: Interior, y0) -> Data:
+    xp, eq = ip.xp, ip.eq
+    f, g, H = ip.view.value_grad_hess(y0)
+    c, J = ip.cons.values_jacobian(y0)
+    data = Data(H, None, 0.0, J[~eq], None, J[eq], None, xp.nonzero(ip.hasL)[0], None,
+                xp.nonzero(ip.hasU)[0], None)
+    Hy = data.hy(xp, y0)
+    data.q = g - Hy
+    data.f0 = f - float(data.q @ y0) - 0.5 * float(y0 @ Hy)
+    data.h, data.e = data.G @ y0 - c[~eq], data.E @ y0 - c[eq]
+    data.lo, data.up = ip.lower[data.L], ip.upper[data.U]
+    return data
+
+
+class Iterate:
+    """y, the stacked slacks t and duals z, the equality duals nu; and what a step needs."""
+
+    def __init__(self, y, t, z, nu):
+        self.y, self.t, self.z, self.nu = y, t, z, nu
+
+
+class Method:
+    """The algebra on one QP (see the module docstring)."""
+
+    def __init__(self, ip: Interior, qp: Data):
+        self.ip, self.qp, self.xp = ip, qp, ip.xp
+        self.mg = qp.G.shape[0]
+        self.m = self.mg + qp.L.size + qp.U.size
+
+    def B(self, v):
+        xp, qp = self.xp, self.qp
+        return xp.concatenate([qp.G @ v, -v[qp.L], v[qp.U]])
+
+    def Bt(self, w):
+        qp, mg, nl = self.qp, self.mg, self.qp.L.size
+        out = qp.G.T @ w[:mg]
+        out[qp.L] -= w[mg:mg + nl]
+        out[qp.U] += w[mg + nl:]
+        return out
+
+    def exact(self, y, t):
+        """t with the bound rows' slacks recomputed from y."""
+        qp, mg, nl = self.qp, self.mg, self.qp.L.size
+        t = t.copy()
+        t[mg:mg + nl], t[mg + nl:] = y[qp.L] - qp.lo, qp.up - y[qp.U]
+        return t
+
+    def residuals(self, it: Iterate, Hy):
+        qp = self.qp
+        rd = Hy + qp.q + self.Bt(it.z) + qp.E.T @ it.nu
+        rb = self.B(it.y) + it.t - self._b()
+        return rd, rb, qp.E @ it.y - qp.e
+
+    def _b(self):
+        qp = self.qp
+        return self.xp.concatenate([qp.h, -qp.lo, qp.up])
+
+    def factor(self, it: Iterate):
+        """The factor of K and, with equalities, (K^-1 E', its Schur complement); None
+        where K is not positive definite."""
+        xp, qp, mg, nl = self.xp, self.qp, self.mg, self.qp.L.size
+        w = it.z / it.t
+        d = xp.zeros(qp.q.shape[0])
+        d[qp.L] += w[mg:mg + nl]
+        d[qp.U] += w[mg + nl:]
+        if isinstance(qp.H, Blocks):
+            fac = lowrank.factor(xp, qp.H, d, qp.G, w[:mg])
+            fac = None if fac is None else ("lowrank", fac)
+        else:
+            K = qp.H + qp.G.T @ (w[:mg, None] * qp.G)
+            K[xp.diag_indices(K.shape[0])] += d
+            fac, shift = _factor(xp, K, 0.0, 0.0)
+            fac = fac if shift == 0.0 else None
+        if fac is None or not qp.E.shape[0]:
+            return fac, None
+        Y = _solve(xp, fac, qp.E.T)
+        return fac, (Y, qp.E @ Y)
+
+    def step(self, fac, schur, it: Iterate, rd, rb, re, rc):
+        """(dy, dt, dz, dnu) for the residuals and the complementarity target rc (t z -
+        its target)."""
+        z, t = it.z, it.t
+        rhs = -rd - self.Bt((z * rb - rc) / t)
+        dy = _solve(self.xp, fac, rhs)
+        dnu = self.xp.zeros(re.shape[0])
+        if schur is not None:
+            Y, S = schur
+            dnu = _solve_small(self.xp, S, self.qp.E @ dy + re)
+            dy = dy - Y @ dnu
+        dt = -rb - self.B(dy)
+        dz = (-rc - z * dt) / t
+        return dy, dt, dz, dnu
+
+
+def _longest(xp, v, dv, tau: float) -> float:
+    shrink = dv < 0
+    if not bool(xp.any(shrink)):
+        return 1.0
+    return min(1.0, float(xp.min(-tau * v[shrink] / dv[shrink])))
+
+
+def solve(ip: Interior, y0, max_iter: int, sign: float = 1.0) -> Result | None:
+    """Iterate from y0 (moved inside its bounds, `Interior.start`) until the KKT
+    conditions of `pathfollow` hold or a stop; None where K is not positive definite."""
+    xp, opts = ip.xp, ip.opts
+    st = ip.start(y0)
+    qp = read(ip, st.y)
+    mth = Method(ip, qp)
+    it = Iterate(st.y, mth.exact(st.y, xp.concatenate([st.s, xp.ones(mth.m - mth.mg)])),
+                 xp.concatenate([st.lam, st.zl[qp.L], st.zu[qp.U]]), st.nu)
+    history = []
+    if opts.verbose:
+        print(HEADER)
+    with np.errstate(all="ignore"):      # every value is checked: `_check`, `_iterate`
+        return _loop(ip, mth, it, max_iter, sign, history)
+
+
+def _loop(ip: Interior, mth: Method, it: Iterate, max_iter: int, sign: float, history: list):
+    xp, qp, opts = ip.xp, mth.qp, ip.opts
+    for k in range(max_iter + 1):
+        Hy = qp.hy(xp, it.y)
+        rd, rb, re = mth.residuals(it, Hy)
+        status, record = _check(ip, mth, it, qp.value(xp, it.y, Hy), rd, k, max_iter, sign)
+        history.append(record)
+        if status is None:
+            moved = _iterate(mth, it, rd, rb, re, record)
+            if moved is None or _stalled(history):
+                return None
+            it = moved
+        if opts.verbose:
+            print(row(record) + f"  kkt {record.kkt:.2e}", flush=True)
+        if status is None and opts.callback is not None and _callback(opts, ip, _state(mth, it), record):
+            status = 3
+        if status is not None:
+            return _result(ip, mth, it, status, history)
+    raise AssertionError("unreachable: the last iteration returns")
+
+
+def _check(ip: Interior, mth: Method, it: Iterate, f: float, rd, k: int, max_iter: int, sign: float):
+    """(status or None, the Iteration record) at the iterate."""
+    xp, qp = mth.xp, mth.qp
+    stat = float(xp.max(xp.abs(rd))) if rd.size else 0.0
+    viol = _violation(xp, qp, it.y)
+    comp = float(xp.max(it.t * it.z)) if mth.m else 0.0
+    record = Iteration(k, sign * f, stat, kkt=max(stat, viol, comp), violation=viol)
+    gap = float(it.t @ it.z)
+    if stat <= ip.gtol and viol <= VIOLATION * ip.gtol and gap <= max(ip.tol, GAP * (1 + abs(f))):
+        return 0, record
+    if k == max_iter:
+        return 1, record
+    if it.y.size and float(xp.max(xp.abs(it.y))) > FAR:
+        return 5, record
+    if not math.isfinite(f) or not bool(xp.isfinite(rd).all()):
+        return 2, record
+    return None, record
+
+
+def _stalled(history: list) -> bool:
+    return len(history) >= STALLS and all(r.step < STALL for r in history[-STALLS:])
+
+
+def _violation(xp, qp: Data, y) -> float:
+    parts = [xp.maximum(qp.G @ y - qp.h, 0.0), xp.abs(qp.E @ y - qp.e)]
+    worst = [float(xp.max(p)) for p in parts if p.size]
+    return max(worst + [0.0])
+
+
+def _iterate(mth: Method, it: Iterate, rd, rb, re, record: Iteration) -> Iterate | None:
+    """The next iterate by Mehrotra's predictor and corrector; None where K is not
+    positive definite."""
+    xp = mth.xp
+    fac, schur = mth.factor(it)
+    if fac is None:
+        return None
+    mu = float(it.t @ it.z) / max(mth.m, 1)
+    tz = it.t * it.z
+    aff = mth.step(fac, schur, it, rd, rb, re, tz)
+    ap, ad = _longest(xp, it.t, aff[1], 1.0), _longest(xp, it.z, aff[2], 1.0)
+    after = float((it.t + ap * aff[1]) @ (it.z + ad * aff[2])) / max(mth.m, 1)
+    sigma = min(1.0, (after / mu) ** 3) if mu > 0 else 0.0
+    dy, dt, dz, dnu = mth.step(fac, schur, it, rd, rb, re, tz + aff[1] * aff[2] - sigma * mu)
+    tp, td = _longest(xp, it.t, dt, TAU), _longest(xp, it.z, dz, TAU)
+    record.step = tp
+    y = it.y + tp * dy
+    return Iterate(y, mth.exact(y, it.t + tp * dt), it.z + td * dz, it.nu + td * dnu)
+
+
+def _state(mth: Method, it: Iterate) -> State:
+    """The iterate as the `interior.State` the caller reports from."""
+    xp, qp, mg, nl, n = mth.xp, mth.qp, mth.mg, mth.qp.L.size, it.y.shape[0]
+    zl, zu = xp.zeros(n), xp.zeros(n)
+    zl[qp.L], zu[qp.U] = it.z[mg:mg + nl], it.z[mg + nl:]
+    return State(it.y, it.t[:mg], it.z[:mg], it.nu, zl, zu, [], 0.0)
+
+
+def _result(ip: Interior, mth: Method, it: Iterate, status: int, history: list) -> Result:
+    st = _state(mth, it)
+    return Result(st, ip.point(st, hessian=False), status, MESSAGES[status], history)
+
+
+__all__ = ["applies", "solve"]

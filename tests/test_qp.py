@@ -1,0 +1,169 @@
+"""The quadratic-program path of the interior-point method (solvers/qp.py) and the
+block-diagonal-plus-low-rank Newton matrices (solvers/lowrank.py).
+
+A QP (quadratic objective, affine constraints) is solved by Mehrotra's method on H, q,
+G, h, E, e read once; each case is checked against CVXPY (Clarabel, tight tolerances):
+objective to 1e-7 relative, every constraint to 1e-8, and the KKT conditions by hand
+from `jac` and `multipliers`. A spy on `pathfollow.solve` shows which path ran.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import solvers
+from solvers import lowrank, pathfollow, qp
+from solvers.linalg import Blocks
+
+QP = """parameter P[n, n] psd
+parameter q[n]
+parameter a[n]
+parameter c[n]
+parameter d[k]
+parameter b1
+parameter b2
+variable x[n] >= -1
+variable y[k] <= 2
+minimize x' * P * x + q' * x + sum(d .* y.^2) - sum(y)
+subject to
+    a' * x + sum(y) <= b1
+    c' * x == b2
+"""
+
+
+def qp_data(seed: int, n: int = 8, k: int = 4):
+    rng = np.random.default_rng(seed)
+    F = rng.standard_normal((n, n // 2))
+    return {"P": F @ F.T + 0.01 * np.eye(n), "q": rng.standard_normal(n), "a": rng.standard_normal(n),
+            "c": rng.uniform(0.5, 1.5, n), "d": rng.uniform(0.5, 2.0, k), "b1": -1.0, "b2": 1.0}
+
+
+@pytest.fixture
+def general_calls(monkeypatch):
+    """How many times the general interior-point iteration ran."""
+    calls = []
+    real = pathfollow.solve
+    monkeypatch.setattr(pathfollow, "solve", lambda *a, **k: calls.append(1) or real(*a, **k))
+    return calls
+
+
+def _reference_qp(data):
+    cp = pytest.importorskip("cvxpy")
+    n, k = data["q"].size, data["d"].size
+    x, y = cp.Variable(n), cp.Variable(k)
+    objective = cp.quad_form(x, data["P"]) + data["q"] @ x + cp.sum(cp.multiply(data["d"], y ** 2)) - cp.sum(y)
+    problem = cp.Problem(cp.Minimize(objective), [x >= -1, y <= 2, data["a"] @ x + cp.sum(y) <= data["b1"],
+                                                  data["c"] @ x == data["b2"]])
+    problem.solve(solver="CLARABEL", tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11)
+    assert problem.status == "optimal"
+    return problem.value
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_qp_path_matches_cvxpy_with_kkt(seed, general_calls):
+    data = qp_data(seed)
+    result = solvers.minimize(QP, data=data, method="auto")
+    assert result.status == 0 and result.success, result.message
+    assert not general_calls                                        # the QP path solved it
+    best = _reference_qp(data)
+    assert abs(result.fun - best) <= 1e-7 * max(1.0, abs(best))
+    x, y = result.x["x"], result.x["y"]
+    assert result.constr_violation <= 1e-8 and x.min() >= -1 and y.max() <= 2
+    lam, nu = result.multipliers["constraint 1"], result.multipliers["constraint 2"]
+    zl, zu = result.multipliers["lower bound of x"], result.multipliers["upper bound of y"]
+    assert lam >= 0 and zl.min() >= 0 and zu.min() >= 0
+    np.testing.assert_allclose(result.jac["x"] + lam * data["a"] + nu * data["c"] - zl, 0.0, atol=1e-7)
+    np.testing.assert_allclose(result.jac["y"] + lam + zu, 0.0, atol=1e-7)
+    assert abs(lam * (data["a"] @ x + y.sum() - data["b1"])) <= 1e-8
+    assert np.abs(zl * (x + 1)).max() <= 1e-8 and np.abs(zu * (2 - y)).max() <= 1e-8
+
+
+def test_linear_program_on_the_simplex(general_calls):
+    # H = 0; every coordinate bounded, so K is positive definite: the QP path
+    rng = np.random.default_rng(3)
+    mu = rng.uniform(0, 1, 10)
+    text = "parameter mu[n]\nvariable w[n] nonneg <= 0.3\nmaximize mu' * w\nsubject to\n    sum(w) == 1\n"
+    result = solvers.minimize(text, data={"mu": mu})
+    assert result.status == 0 and not general_calls
+    top = np.sort(mu)[::-1]
+    assert result.fun == pytest.approx(0.3 * top[:3].sum() + 0.1 * top[3], rel=1e-9)
+
+
+def test_separable_qp_uses_the_blocks(general_calls, monkeypatch):
+    cp = pytest.importorskip("cvxpy")
+    factors = []
+    real = lowrank.factor
+    monkeypatch.setattr(lowrank, "factor", lambda *a: factors.append(1) or real(*a))
+    rng = np.random.default_rng(5)
+    d, q, a = rng.uniform(0.5, 2, 30), rng.standard_normal(30), rng.standard_normal(30)
+    text = ("parameter d[n]\nparameter q[n]\nparameter a[n]\nvariable x[n] nonneg\n"
+            "minimize sum(d .* x.^2) - q' * x\nsubject to\n    a' * x <= 0.5\n    sum(x) == 2\n")
+    result = solvers.minimize(text, data={"d": d, "q": q, "a": a})
+    assert result.status == 0 and not general_calls and factors
+    x = cp.Variable(30, nonneg=True)
+    problem = cp.Problem(cp.Minimize(cp.sum(cp.multiply(d, x ** 2)) - q @ x), [a @ x <= 0.5, cp.sum(x) == 2])
+    problem.solve(solver="CLARABEL", tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11)
+    assert abs(result.fun - problem.value) <= 1e-7 * max(1.0, abs(problem.value))
+    assert result.constr_violation <= 1e-8
+
+
+def test_nonconvex_qp_is_left_to_the_general_method(general_calls):
+    text = "variable x[n] >= -1 <= 1\nminimize -sum(x^2) + 0.1 * sum(x)\nsubject to\n    sum(x) <= 1\n"
+    result = solvers.minimize(text, x0=np.zeros(3), method="newton")
+    assert general_calls == [1]                                    # K not positive definite
+    assert np.isfinite(result.fun)
+
+
+def test_not_a_quadratic_is_not_a_qp(general_calls):
+    # abs has a zero symbolic Hessian, but it is not a quadratic: the general method
+    text = "variable x[n]\nminimize sum(x^2) + sum(abs(x - 1))\nsubject to\n    sum(x) == 1\n"
+    solvers.minimize(text, x0=np.zeros(3), method="newton")
+    assert general_calls == [1]
+
+
+def test_infeasible_qp_is_left_to_the_general_method(general_calls):
+    text = "variable w[n] nonneg\nminimize sum(w^2)\nsubject to\n    sum(w) == 1\n    sum(w) <= 0.5\n"
+    result = solvers.minimize(text, x0=np.full(4, 0.25), method="newton")
+    assert general_calls == [1] and not result.success and result.constr_violation > 1e-3
+
+
+# --------------------------------------------------------------------------- lowrank
+
+@pytest.mark.parametrize("shape, axis", [((6,), 0), ((3, 4), 0), ((3, 4), 1), ((2, 3, 2), 2)])
+@pytest.mark.parametrize("m", [0, 3])
+def test_lowrank_factor_solves_like_the_dense_matrix(shape, axis, m):
+    rng = np.random.default_rng(len(shape) + axis + m)
+    n = int(np.prod(shape))
+    k, r = shape[axis], n // shape[axis]
+    F = rng.standard_normal((k, r, r))
+    H = Blocks(F @ np.swapaxes(F, 1, 2) + 0.1 * np.eye(r), axis, shape)
+    dense = np.zeros((n, n))
+    at = H.split(np, np.arange(n))
+    dense[at[:, :, None], at[:, None, :]] = H.blocks
+    diagonal, rows, weights = rng.uniform(0, 1, n), rng.standard_normal((m, n)), rng.uniform(0, 1e6, m)
+    K = dense + np.diag(diagonal) + rows.T @ (weights[:, None] * rows)
+    fac = lowrank.factor(np, H, diagonal, rows, weights)
+    v, V = rng.standard_normal(n), rng.standard_normal((n, 2))
+    np.testing.assert_allclose(K @ fac.solve(v), v, atol=1e-8 * np.abs(K).max())
+    np.testing.assert_allclose(K @ fac.solve(V), V, atol=1e-8 * np.abs(K).max())
+    np.testing.assert_allclose(lowrank.matvec(np, H, v), dense @ v, atol=1e-12)
+
+
+def test_lowrank_factor_refuses_an_indefinite_block():
+    H = Blocks(np.array([[[1.0]], [[-2.0]], [[3.0]]]), 0, (3,))
+    assert lowrank.factor(np, H, np.zeros(3), np.ones((1, 3)), np.ones(1)) is None
+    assert lowrank.factor(np, H, np.full(3, 2.5), np.ones((1, 3)), np.ones(1)) is not None
+
+
+def test_maximum_entropy_by_blocks_matches_the_dense_newton_matrix(monkeypatch):
+    rng = np.random.default_rng(2)
+    a = rng.uniform(-1, 1, 50)
+    text = ("parameter a[n]\nvariable p[n] pos\nmaximize -sum(p .* log(p))\nsubject to\n"
+            "    sum(p) == 1\n    a' * p == 0.1\n    (a.^2)' * p <= 0.3\n")
+    by_blocks = solvers.minimize(text, data={"a": a})
+    monkeypatch.setattr(lowrank, "factor", lambda *args: None)    # every K built densely
+    dense = solvers.minimize(text, data={"a": a})
+    assert by_blocks.status == dense.status == 0
+    assert by_blocks.fun == pytest.approx(dense.fun, rel=1e-10)
+    np.testing.assert_allclose(by_blocks.x["p"], dense.x["p"], atol=1e-7)
+    assert by_blocks.constr_violation <= 1e-8
