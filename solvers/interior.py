@@ -386,8 +386,9 @@ def _solve(xp, fac, rhs):
     kind, L = fac
     if kind == "lowrank":
         return L.solve(rhs)
-    if kind == "host":
-        return cho_solve((L, True), rhs, check_finite=False)
+    if kind == "host":                 # LAPACK directly: cho_solve's checks cost more than
+        x, info = lapack.dpotrs(L, rhs, lower=1)      # the solve on small systems
+        return x if info == 0 else cho_solve((L, True), rhs, check_finite=False)
     return solve_with(xp, (None, L), rhs)
 
 

@@ -58,7 +58,8 @@ MESSAGES = {
 
 @dataclass
 class Result:
-    """How an interior-point solve ended: the state, the evaluations there, the history."""
+    """How an interior-point solve ended: the state, the evaluations there (None from
+    `qp`, which evaluates nothing per iterate), the history."""
 
     st: State
     pt: Point

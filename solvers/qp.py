@@ -35,7 +35,7 @@ from tensorcalc.degree import degree
 
 from . import lowrank
 from .history import HEADER, Iteration, row
-from .interior import Interior, State, _factor, _solve, _solve_small
+from .interior import Interior, State, _factor, _solve
 from .linalg import Blocks
 from .pathfollow import FAR, GAP, MESSAGES, VIOLATION, Result, _callback
 
@@ -107,6 +107,7 @@ class Method:
         self.ip, self.qp, self.xp = ip, qp, ip.xp
         self.mg = qp.G.shape[0]
         self.m = self.mg + qp.L.size + qp.U.size
+        self.b = self.xp.concatenate([qp.h, -qp.lo, qp.up])
 
     def B(self, v):
         xp, qp = self.xp, self.qp
@@ -129,16 +130,13 @@ class Method:
     def residuals(self, it: Iterate, Hy):
         qp = self.qp
         rd = Hy + qp.q + self.Bt(it.z) + qp.E.T @ it.nu
-        rb = self.B(it.y) + it.t - self._b()
+        rb = self.B(it.y) + it.t - self.b
         return rd, rb, qp.E @ it.y - qp.e
 
-    def _b(self):
-        qp = self.qp
-        return self.xp.concatenate([qp.h, -qp.lo, qp.up])
-
     def factor(self, it: Iterate):
-        """The factor of K and, with equalities, (K^-1 E', its Schur complement); None
-        where K is not positive definite."""
+        """The factor of K and, with equalities, (K^-1 E', the inverse of its Schur
+        complement E K^-1 E', a pseudo-inverse where dependent equalities make it
+        singular); None where K is not positive definite."""
         xp, qp, mg, nl = self.xp, self.qp, self.mg, self.qp.L.size
         w = it.z / it.t
         d = xp.zeros(qp.q.shape[0])
@@ -155,7 +153,7 @@ class Method:
         if fac is None or not qp.E.shape[0]:
             return fac, None
         Y = _solve(xp, fac, qp.E.T)
-        return fac, (Y, qp.E @ Y)
+        return fac, (Y, _inverse(xp, qp.E @ Y))
 
     def step(self, fac, schur, it: Iterate, rd, rb, re, rc):
         """(dy, dt, dz, dnu) for the residuals and the complementarity target rc (t z -
@@ -165,8 +163,8 @@ class Method:
         dy = _solve(self.xp, fac, rhs)
         dnu = self.xp.zeros(re.shape[0])
         if schur is not None:
-            Y, S = schur
-            dnu = _solve_small(self.xp, S, self.qp.E @ dy + re)
+            Y, Sinv = schur
+            dnu = Sinv @ (self.qp.E @ dy + re)
             dy = dy - Y @ dnu
         dt = -rb - self.B(dy)
         dz = (-rc - z * dt) / t
@@ -174,16 +172,27 @@ class Method:
 
 
 def _longest(xp, v, dv, tau: float) -> float:
-    shrink = dv < 0
-    if not bool(xp.any(shrink)):
-        return 1.0
-    return min(1.0, float(xp.min(-tau * v[shrink] / dv[shrink])))
+    """The largest step <= 1 keeping the fraction tau of v > 0 along dv: 1 / max(-dv / v)."""
+    worst = float(xp.min(dv / v)) if v.size else 0.0
+    return 1.0 if worst >= 0 else min(1.0, -tau / worst)
+
+
+def _inverse(xp, S):
+    """S^-1 for the small Schur complement; the pseudo-inverse where it is singular."""
+    try:
+        inv = xp.linalg.inv(S)
+        if bool(xp.isfinite(inv).all()):
+            return inv
+    except np.linalg.LinAlgError:
+        pass
+    return xp.linalg.pinv(S)
 
 
 def solve(ip: Interior, y0, max_iter: int, sign: float = 1.0) -> Result | None:
     """Iterate from y0 (moved inside its bounds, `Interior.start`) until the KKT
     conditions of `pathfollow` hold or a stop; None where K is not positive definite."""
     xp, opts = ip.xp, ip.opts
+    ip.cons.values_jacobian(y0)          # affine: each constraint's row and offset, read once
     st = ip.start(y0)
     qp = read(ip, st.y)
     mth = Method(ip, qp)
@@ -275,8 +284,7 @@ def _state(mth: Method, it: Iterate) -> State:
 
 
 def _result(ip: Interior, mth: Method, it: Iterate, status: int, history: list) -> Result:
-    st = _state(mth, it)
-    return Result(st, ip.point(st, hessian=False), status, MESSAGES[status], history)
+    return Result(_state(mth, it), None, status, MESSAGES[status], history)
 
 
 __all__ = ["applies", "solve"]
