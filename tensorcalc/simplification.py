@@ -7,6 +7,7 @@ coefficient times factors with integer index letters. On a term:
   - a delta pair becomes index relabelling when one of its letters is summed;
   - scalar constants fold into the coefficient, constant tensors into ones, and a ones
     factor whose every index another factor carries is dropped; zero kills the term;
+  - sign(a) / abs(a) becomes 1 / a, and adj(Y) / det(Y) becomes inv(Y) (`IDENTITIES`);
   - factors on exactly the same indices merge into one element-wise product.
 A sum is read as a list of terms: negations cancel, like terms add their coefficients,
 and terms equal but for one factor add that factor (X^T diag(d1) X + X^T diag(d2) X
@@ -99,7 +100,7 @@ def normal_term(node: Expr, ctx: "Context | None" = None) -> Monomial:
     coef, factors = term_of(node, ctx or Context())
     if coef == 0.0 or any(isinstance(f.node, Const) and f.node.value == 0.0 for f in factors):
         return Monomial(0.0, ())
-    return Monomial(coef, _merge_same_letters(drop_ones(relabel_deltas(factors, node.order))))
+    return Monomial(coef, _merge_same_letters(_identities(drop_ones(relabel_deltas(factors, node.order)))))
 
 
 def term_of(node: Expr, ctx: "Context") -> tuple[float, list[Factor]]:
@@ -166,6 +167,49 @@ def _operands(n: Product, out: tuple[int, ...], fresh) -> list[tuple[Expr, tuple
         if c not in name:
             name[c] = next(fresh)
     return [(operand, tuple(name[c] for c in s)) for operand, s in zip(n.args, inputs)]
+
+
+def _identities(factors: list[Factor]) -> list[Factor]:
+    """`factors` with each of `IDENTITIES` applied while it finds a pair (each use removes a
+    factor, so this ends)."""
+    for rule in IDENTITIES:
+        while (found := rule(factors)) is not None:
+            factors = found
+    return factors
+
+
+def _peel(node: Expr, *fns: str) -> Expr | None:
+    """a where node = fns[0](fns[1](... a)) (element-wise or matrix functions), else None."""
+    for fn in fns:
+        if not (isinstance(node, (Elementwise, Special)) and node.fn == fn):
+            return None
+        node = node.args[0]
+    return node
+
+
+def _pair(factors: list[Factor], first: tuple, second: str, scalar: bool, make) -> list[Factor] | None:
+    """Factors f = first(a) and g = second(a) on the same letters (f any scalar when `scalar`)
+    replaced by one factor make(a) on g's letters; None when there is no such pair. O(factors)."""
+    def key(a: Expr, letters: tuple) -> tuple:
+        return a, () if scalar else letters
+    firsts = {key(a, f.letters): i for i, f in enumerate(factors)
+              if f.power == 1.0 and not (scalar and f.letters) and (a := _peel(f.node, *first)) is not None}
+    for j, g in enumerate(factors):
+        a = _peel(g.node, second) if firsts and g.power == 1.0 else None
+        i = None if a is None else firsts.get(key(a, g.letters))
+        if i is not None:
+            return [f for k, f in enumerate(factors) if k not in (i, j)] + [Factor(make(a), g.letters)]
+    return None
+
+
+# Identities on the term's domain (where the sides differ, a = 0 or det(Y) = 0, both are
+# undefined). With them d log det Y = adj(Y)^T / det(Y) and d log|det Y| read inv(Y)^T, whose
+# derivatives cost O(n^3) per direction; those of adj need the O(n^4) minors (`minors`).
+# adj and det alone keep their exact rules, also at singular matrices.
+IDENTITIES = (
+    lambda fs: _pair(fs, ("recip", "abs"), "sign", False, dag.recip),                      # sign(a) / |a|
+    lambda fs: _pair(fs, ("recip", "det"), "adj", True, lambda y: dag.special("inv", y)),  # adj(Y) / det(Y)
+)
 
 
 def _merge_same_letters(factors: list[Factor]) -> list[Factor]:
