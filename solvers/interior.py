@@ -350,10 +350,13 @@ def finite(ip: Interior, pt: Point) -> bool:
 
 
 def _to_boundary(xp, v, dv, mask, tau: float) -> float:
-    shrink = dv < 0 if mask is None else (dv < 0) & mask
-    if not bool(xp.any(shrink)):
+    """The largest step <= 1 keeping the fraction tau of v > 0 (where `mask`) along dv:
+    1 / max(-dv / v)."""
+    if not v.size:
         return 1.0
-    return min(1.0, float(xp.min(-tau * v[shrink] / dv[shrink])))
+    ratio = dv / v if mask is None else xp.where(mask, dv / xp.where(mask, v, 1.0), 0.0)
+    worst = float(xp.min(ratio))
+    return 1.0 if worst >= 0 else min(1.0, -tau / worst)
 
 
 def _factor(xp, K, first: float, last: float):

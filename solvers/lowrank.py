@@ -10,9 +10,16 @@ the Sherman-Morrison-Woodbury identity in its symmetric, well-conditioned form:
     K^-1 = B^-1 - B^-1 U' C M^-1 C U B^-1,   C = diag(sqrt c),   M = I + C U B^-1 U' C,
 
 M being m x m (m the number of rows) and positive definite whenever B is, with
-eigenvalues at least 1 however large c grows on an active constraint. `factor` returns
-None when a block of B is not positive definite (a nonconvex objective): the caller then
-builds K densely and shifts it.
+eigenvalues at least 1 however large c grows on an active constraint. The identity is
+not backward stable: on an active constraint (c -> inf) the step's component along the
+rows is the small difference of two large terms, with an error of the rounding of
+B^-1 rhs, which the interior-point method divides by the vanishing slack. So every solve
+is refined once: the residual rhs - K x, computed from the parts of K (accurate: K x is
+formed from x, not subtracted from anything large), is solved for again, which leaves
+an error of the rounding of that small residual (iterative refinement, Higham,
+Accuracy and Stability of Numerical Algorithms, ch. 12). `factor` returns None when a
+block of B is not positive definite (a nonconvex objective): the caller then builds K
+densely and shifts it.
 """
 from __future__ import annotations
 
@@ -26,14 +33,32 @@ class Factor:
     """K^-1 applied by `solve`; built by `factor`."""
 
     xp: object
-    H: Blocks            # the layout of the blocks
+    H: Blocks            # the blocks of the Hessian
+    d: object            # the diagonal added to them (n,); for a diagonal H, H's plus it
     L: object            # Cholesky factors of B's blocks (k x r x r), or B's diagonal when r = 1
     U: object            # the rows (m x n), scaled by sqrt(c)
     V: object            # B^-1 U' with the scaled rows (n x m)
     M: object            # the factor of M = I + U B^-1 U' (scaled rows), None when m = 0
 
     def solve(self, rhs):
-        """K^-1 rhs for a vector (n,) or the columns of a matrix (n x q)."""
+        """K^-1 rhs for a vector (n,) or the columns of a matrix (n x q), refined once."""
+        x = self._once(rhs)
+        if self.M is None:
+            return x
+        return x + self._once(rhs - self.apply(x))
+
+    def apply(self, x):
+        """K x from K's parts."""
+        xp, H = self.xp, self.H
+        if H.blocks.shape[1] == 1:                     # diagonal: B's diagonal, flat
+            out = (self.d * x.T).T
+        else:
+            cols = x.reshape(x.shape[0], -1)
+            hx = _join(xp, H, xp.einsum("kab,kbq->kaq", H.blocks, _split(xp, H, cols))).reshape(x.shape)
+            out = hx + (self.d * x.T).T
+        return out if self.U is None else out + self.U.T @ (self.U @ x)
+
+    def _once(self, rhs):
         x = self._blocks(rhs)
         if self.M is None:
             return x
@@ -60,12 +85,13 @@ def factor(xp, H: Blocks, diagonal, rows, weights) -> Factor | None:
         L = H.blocks[:, 0, 0] + d[:, 0]
         if not bool(xp.all(L > 0)) or not bool(xp.isfinite(L).all()):
             return None
+        diagonal = _join(xp, H, L.reshape(k, 1, 1)).reshape(-1)
         L = L.reshape(k, 1)
     else:
         L = cholesky(xp, H.blocks + d[:, :, None] * xp.eye(r))
         if L is None:
             return None
-    fac = Factor(xp, H, L, None, None, None)
+    fac = Factor(xp, H, diagonal, L, None, None, None)
     if rows.shape[0] == 0:
         return fac
     fac.U = xp.sqrt(weights)[:, None] * rows
@@ -84,6 +110,8 @@ def matvec(xp, H: Blocks, v):
 def _split(xp, H: Blocks, cols):
     """Columns (n x q) of flat vectors of the variable, as k x r x q."""
     q = cols.shape[1]
+    if H.axis == 0:                      # already in block order
+        return cols.reshape(H.blocks.shape[:2] + (q,))
     moved = xp.moveaxis(cols.reshape(H.shape + (q,)), H.axis, 0)
     return moved.reshape(H.blocks.shape[:2] + (q,))
 
@@ -91,5 +119,7 @@ def _split(xp, H: Blocks, cols):
 def _join(xp, H: Blocks, parts):
     """The inverse of `_split`: k x r x q back to n x q."""
     q = parts.shape[2]
+    if H.axis == 0:
+        return parts.reshape(-1, q)
     moved = (H.shape[H.axis],) + H.shape[:H.axis] + H.shape[H.axis + 1:] + (q,)
     return xp.moveaxis(parts.reshape(moved), 0, H.axis).reshape(-1, q)

@@ -167,3 +167,18 @@ def test_maximum_entropy_by_blocks_matches_the_dense_newton_matrix(monkeypatch):
     assert by_blocks.fun == pytest.approx(dense.fun, rel=1e-10)
     np.testing.assert_allclose(by_blocks.x["p"], dense.x["p"], atol=1e-7)
     assert by_blocks.constr_violation <= 1e-8
+
+
+@pytest.mark.parametrize("n", [3, 10, 50])
+@pytest.mark.parametrize("scale", [1e-3, 1.0, 1e3])
+def test_separable_qp_endgame_on_an_active_constraint(n, scale):
+    # the slack of sum(x) <= 1 goes to 0 and its weight z / s to inf: the blocks' Woodbury
+    # solve, unrefined, lost the step's accuracy there and the iterates ran away (once
+    # 925 times the solution after 100 iterations) from a point that nearly held the KKT
+    # conditions
+    text = f"variable x[n]\nmaximize -{scale} * sum(x^2) + {scale} * sum(x)\nsubject to\n    sum(x) <= 1\n"
+    result = solvers.minimize(text, x0=np.zeros(n))
+    assert result.status == 0, result.message
+    np.testing.assert_allclose(result.x["x"], 1 / n, atol=1e-8)
+    assert result.multipliers["constraint 1"] == pytest.approx(scale * (1 - 2 / n), rel=1e-7, abs=1e-10)
+
