@@ -8,7 +8,10 @@ Which method keeps what (`solve`):
   are closed bounds (projected Newton, L-BFGS, ...);
 - general constraints, or psd/nsd matrices (whose solution may lie on the cone's
   boundary): "newton" runs the primal-dual interior-point method (`interior`), every
-  other method the augmented Lagrangian (`lagrangian`) around itself, projected.
+  other method the augmented Lagrangian (`lagrangian`) around itself, projected. A
+  convex quadratic program (quadratic objective, affine constraints, no matrix
+  variable) goes to Mehrotra's method on its matrices read once (`qp`); a separable
+  objective keeps its block-diagonal Hessian in every Newton matrix (`lowrank`).
 
 Every solve reports `violation`, the largest violation of a constraint, bound or cone,
 and `multipliers` by label: "constraint k" (a number, >= 0 for an inequality), "lower
@@ -21,11 +24,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import tensorcalc as tc
+
 from . import interior, lagrangian, pathfollow, qp
 from .bounds import Projected
-from .constraints import Constraints, bound_violation
+from .constraints import Constraints, _affine, bound_violation
 from .device import to_host
 from .loop import Outcome, run
+from .objective import block_axis
 from .space import View
 
 AUTO_DENSE = 1000       # at most this many entries: auto builds the Hessian (Newton)
@@ -116,9 +122,25 @@ def finish(view, cons, y, status, message, history, multipliers) -> Solved:
 def auto(task) -> str:
     """The method `method="auto"` picks: Newton (the interior-point method under
     constraints or psd cones) while the Hessian has at most AUTO_DENSE^2 entries (its
-    variables at most AUTO_DENSE entries together; a symmetric matrix counts all n^2),
-    else L-BFGS (the augmented Lagrangian under constraints). Measured (issue 16):
-    portfolio n = 100 in 11 interior-point iterations against 1,306 of L-BFGS; the
-    log-det estimate at p = 50 in 1.5 s by Newton (its Hessian has p^4 entries) and
-    0.07 s by L-BFGS."""
-    return "newton" if sum(v.size for v in task.free) <= AUTO_DENSE else "lbfgs"
+    variables at most AUTO_DENSE entries together; a symmetric matrix counts all n^2)
+    or is block diagonal in a way every Newton matrix keeps (`_blocked`), else L-BFGS
+    (the augmented Lagrangian under constraints). Measured (issue 16): portfolio n = 100
+    in 11 interior-point iterations against 1,306 of L-BFGS; the log-det estimate at
+    p = 50 in 1.5 s by Newton (its Hessian has p^4 entries) and 0.07 s by L-BFGS."""
+    if sum(v.size for v in task.free) <= AUTO_DENSE or _blocked(task):
+        return "newton"
+    return "lbfgs"
+
+
+def _blocked(task) -> bool:
+    """Whether every Newton matrix is block diagonal (plus a few rows, `lowrank`) with
+    at most AUTO_DENSE^2 entries in its blocks: one free variable, not symmetric, whose
+    symbolic Hessian carries a delta over an axis (a separable objective: entropy, sums
+    of f(x_i)), and affine constraints, whose Hessians add nothing to the blocks."""
+    if len(task.free) != 1 or task.free[0].attributes.is_symmetric:
+        return False
+    v = task.free[0]
+    if not all(_affine(c.expr, (v.name,)) for c in task.constraints if v.name in tc.variables(c.expr)):
+        return False
+    axis = block_axis(task.expr, (v.name,))
+    return axis is not None and v.size * (v.size // v.shape[axis]) <= AUTO_DENSE ** 2

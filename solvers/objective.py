@@ -163,6 +163,15 @@ def _directions(names: tuple[str, ...]) -> list[str]:
     return out
 
 
+def block_axis(expr: Expr, names: tuple[str, ...]) -> int | None:
+    """The axis of the one variable in `names` over which the symbolic Hessian of `expr`
+    is block diagonal (`structure.block_form`), or None (several variables, or none)."""
+    if len(names) != 1:
+        return None
+    blocks = _program(expr, names, "hess")[1]
+    return None if blocks is None else blocks[0]
+
+
 @lru_cache(maxsize=64)
 def _program(expr: Expr, names: tuple[str, ...], kind: str):
     """(compiled function, block structure or None, hoisted invariants by name) for one

@@ -182,3 +182,18 @@ def test_separable_qp_endgame_on_an_active_constraint(n, scale):
     np.testing.assert_allclose(result.x["x"], 1 / n, atol=1e-8)
     assert result.multipliers["constraint 1"] == pytest.approx(scale * (1 - 2 / n), rel=1e-7, abs=1e-10)
 
+
+
+def test_auto_keeps_newton_for_large_separable_problems():
+    from solvers.constrained import auto
+    from solvers.data import prepare
+    maxent = ("parameter a[n]\nvariable p[n] pos\nmaximize -sum(p .* log(p))\nsubject to\n"
+              "    sum(p) == 1\n    a' * p == 0.1\n")
+    a = np.random.default_rng(0).uniform(-1, 1, 5000)
+    assert auto(prepare(maxent, {"a": a}, None)) == "newton"           # diagonal Hessian, affine rows
+    result = solvers.minimize(maxent, data={"a": a}, method="auto")
+    assert result.method == "newton" and result.status == 0 and result.constr_violation <= 1e-10
+    curved = maxent + "    sum(p^2) <= 1\n"                              # its Hessian adds to the blocks
+    assert auto(prepare(curved, {"a": a}, None)) == "lbfgs"
+    dense = "parameter a[n]\nvariable p[n]\nminimize (a' * p)^2 + sum(p^2)\n"   # a dense Hessian
+    assert auto(prepare(dense, {"a": a}, None)) == "lbfgs"
