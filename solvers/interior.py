@@ -28,11 +28,9 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
-import numpy as np
-from scipy.linalg import cho_solve, lapack
-
 from . import cone, lowrank
-from .linalg import Blocks, cholesky, solve as solve_with
+from .factor import shifted, solve_factor, solve_small
+from .linalg import Blocks
 from .space import bounds, dense
 
 PUSH = 1e-2          # how far a start on a bound is moved inside (relative)
@@ -40,7 +38,6 @@ MU0 = 0.1            # the first barrier parameter
 SHIFT0 = 1e-8        # first shift of a Newton matrix that is not positive definite (x its Hessian)
 ROUNDING = 1e-12     # or (x its largest entry) the rounding of the barrier terms, if larger
 KAPPA = 1e10         # duals stay within this factor of mu / gap
-MAX_SHIFTS = 20      # Cholesky attempts with growing shifts
 
 
 @dataclass
@@ -248,7 +245,7 @@ class Interior:
         # start above the rounding of K's largest entries, where Cholesky fails regardless
         hess, whole = (max(1.0, float(xp.max(xp.abs(xp.diagonal(M))))) if self.view.n else 1.0
                        for M in (pt.W, K))
-        fac, shift = _factor(xp, K, max(SHIFT0 * hess, ROUNDING * whole), 1e10 * hess)
+        fac, shift = shifted(xp, K, max(SHIFT0 * hess, ROUNDING * whole), 1e10 * hess)
         return _equalities(xp, System(fac, shift, Ji, Je))
 
     def step(self, sysm: System, st: State, r: Residuals) -> Step:
@@ -260,10 +257,10 @@ class Interior:
                - xp.where(self.hasL, r.l / dl, 0.0) + xp.where(self.hasU, r.u / du, 0.0))
         if self.degree:
             rhs = rhs - cone.reduce(self.space, r.cones)
-        dy = _solve(xp, sysm.fac, rhs)
+        dy = solve_factor(xp, sysm.fac, rhs)
         dnu = xp.zeros(Je.shape[0])
         if dnu.size:
-            dnu = _solve_small(xp, sysm.S, Je @ dy + r.e)
+            dnu = solve_small(xp, sysm.S, Je @ dy + r.e)
             dy = dy - sysm.Y @ dnu
         ds = -r.i - Ji @ dy
         dlam = (st.lam * r.i - r.s) / st.s + (st.lam / st.s) * (Ji @ dy)
@@ -339,7 +336,7 @@ def _equalities(xp, sysm: System) -> System:
     """sysm with K^-1 J_e' and the Schur complement J_e K^-1 J_e' when there are
     equalities and K was factored."""
     if sysm.fac is not None and sysm.Je.shape[0]:
-        sysm.Y = _solve(xp, sysm.fac, sysm.Je.T)
+        sysm.Y = solve_factor(xp, sysm.fac, sysm.Je.T)
         sysm.S = sysm.Je @ sysm.Y
     return sysm
 
@@ -358,50 +355,3 @@ def _to_boundary(xp, v, dv, mask, tau: float) -> float:
     worst = float(xp.min(ratio))
     return 1.0 if worst >= 0 else min(1.0, -tau / worst)
 
-
-def _factor(xp, K, first: float, last: float):
-    """(factor of K + shift I, shift): shift 0 when K is positive definite, else from
-    `first` up, a hundredfold each time; (None, shift) if none up to `last` works."""
-    shift, eye = 0.0, None
-    for _ in range(MAX_SHIFTS):           # bounded: first or last may be inf on overflowing data
-        if shift:
-            eye = xp.eye(K.shape[0]) if eye is None else eye
-        L = _cholesky(xp, K + shift * eye if shift else K)
-        if L is not None:
-            return L, shift
-        shift = first if shift == 0.0 else 100 * shift
-        if not shift <= max(first, last):
-            break
-    return None, shift
-
-
-def _cholesky(xp, K):
-    """LAPACK's factor through SciPy on the host (NumPy's is several times slower on a
-    busy machine), `linalg.cholesky` on a GPU; None when K is not positive definite."""
-    if xp is not np:
-        L = cholesky(xp, K)
-        return None if L is None else ("device", L)
-    c, info = lapack.dpotrf(K, lower=1, clean=0, overwrite_a=0)
-    return ("host", c) if info == 0 and np.isfinite(np.diagonal(c)).all() else None
-
-
-def _solve(xp, fac, rhs):
-    kind, L = fac
-    if kind == "lowrank":
-        return L.solve(rhs)
-    if kind == "host":                 # LAPACK directly: cho_solve's checks cost more than
-        x, info = lapack.dpotrs(L, rhs, lower=1)      # the solve on small systems
-        return x if info == 0 else cho_solve((L, True), rhs, check_finite=False)
-    return solve_with(xp, (None, L), rhs)
-
-
-def _solve_small(xp, S, rhs):
-    """S x = rhs for the equalities' Schur complement; least squares where S is singular
-    (dependent equalities)."""
-    try:
-        x = xp.linalg.solve(S, rhs)
-        if bool(xp.isfinite(x).all()):
-            return x
-    except np.linalg.LinAlgError:
-        pass
-    return xp.linalg.lstsq(S, rhs, rcond=None)[0]

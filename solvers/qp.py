@@ -35,7 +35,8 @@ from tensorcalc.degree import degree
 
 from . import lowrank
 from .history import HEADER, Iteration, row
-from .interior import Interior, State, _factor, _solve
+from .factor import shifted, solve_factor
+from .interior import Interior, State
 from .linalg import Blocks
 from .pathfollow import FAR, GAP, MESSAGES, VIOLATION, Result, _callback
 
@@ -148,11 +149,11 @@ class Method:
         else:
             K = qp.H + qp.G.T @ (w[:mg, None] * qp.G)
             K[xp.diag_indices(K.shape[0])] += d
-            fac, shift = _factor(xp, K, 0.0, 0.0)
+            fac, shift = shifted(xp, K, 0.0, 0.0)
             fac = fac if shift == 0.0 else None
         if fac is None or not qp.E.shape[0]:
             return fac, None
-        Y = _solve(xp, fac, qp.E.T)
+        Y = solve_factor(xp, fac, qp.E.T)
         return fac, (Y, _inverse(xp, qp.E @ Y))
 
     def step(self, fac, schur, it: Iterate, rd, rb, re, rc):
@@ -160,7 +161,7 @@ class Method:
         its target)."""
         z, t = it.z, it.t
         rhs = -rd - self.Bt((z * rb - rc) / t)
-        dy = _solve(self.xp, fac, rhs)
+        dy = solve_factor(self.xp, fac, rhs)
         dnu = self.xp.zeros(re.shape[0])
         if schur is not None:
             Y, Sinv = schur

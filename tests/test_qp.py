@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import solvers
-from solvers import lowrank, pathfollow, qp
+from solvers import lowrank, pathfollow
 from solvers.linalg import Blocks
 
 QP = """parameter P[n, n] psd
