@@ -231,7 +231,7 @@ def solve(task, view, cons, make, opts, gtol: float, tol: float):
             target = max(target * 0.5 * gtol / stationary, EPS_TOL)
         if V > SLOW * before:
             aug.rho *= GROW
-        before = V
+        before = V if V > 0 else math.inf     # V = 0 (feasible, inactive): no rate to judge
     else:
         status, message = 1, f"stopped: {MAX_OUTER} outer iterations without the KKT conditions"
     message = _message(status, message)
@@ -272,10 +272,11 @@ class _Inner:
 
 def _tolerance(start: float, V: float, target: float) -> float:
     """The inner tolerance: FORCING times the stationarity at the start, or the violation V
-    if less (Eckstein and Silva's relative error criterion: the inner accuracy follows the
-    outer progress), at least `target`; below `target` (to VIOLATION times it) only where
-    the start already meets it: the multipliers still move, so the inner must step."""
-    tol = max(target, min(FORCING * start, V))
+    if less and not 0 (Eckstein and Silva's relative error criterion: the inner accuracy
+    follows the outer progress; V = 0, a feasible point whose inequalities are inactive,
+    says nothing of it), at least `target`; below `target` (to VIOLATION times it) only
+    where the start already meets it: the multipliers still move, so the inner must step."""
+    tol = max(target, min(FORCING * start, V) if V > 0 else FORCING * start)
     return tol if tol < start else max(VIOLATION * target, FORCING * start)
 
 

@@ -154,6 +154,30 @@ def test_logistic_in_a_ball_converges_and_matches_cvxpy(method):
     np.testing.assert_allclose(result.jac["w"] + 2 * lam * x, 0.0, atol=1e-6)
 
 
+@pytest.mark.parametrize("method", METHODS + ["gd"])
+def test_pd_matrix_under_a_nonlinear_constraint_matches_the_interior_point(method):
+    rng = np.random.default_rng(0)
+    B = rng.standard_normal((4, 4))
+    data = {"A": (B + B.T) / 2}
+    problem = ("parameter A[n, n]\nvariable X[n, n] pd\nminimize sum((X - A)^2) - log(det(X))\n"
+               "subject to\n    sum(X *(ij,ij->ij) X) <= 3")
+    interior = solvers.minimize(problem, data=data, method="newton")
+    result = solvers.minimize(problem, data=data, method=method)
+    assert interior.status == 0 and result.status == 0, result.message
+    assert result.constr_violation <= 1e-8 and rel(result.fun, interior.fun) <= 1e-8
+    assert result.multipliers["constraint 1"] == pytest.approx(interior.multipliers["constraint 1"], rel=1e-5)
+
+
+def test_an_inactive_inequality_never_raises_the_penalty():
+    # V = 0 (feasible, lam = 0) at every outer iteration: no rate to judge, rho stays
+    result = solvers.minimize("variable x[n]\nminimize sum((x - 0.1)^2)\nsubject to\n    sum(x^2) <= 1",
+                              x0=np.zeros(3), method="lbfgs")
+    assert result.status == 0 and result.multipliers["constraint 1"] == 0.0
+    np.testing.assert_allclose(result.x["x"], 0.1, atol=1e-9)
+    notes = {f for it in result.history for f in it.fallbacks if f.startswith("augmented Lagrangian")}
+    assert len(notes) == 1, notes
+
+
 # --------------------------------------------------------------------------- honesty
 
 def test_outer_iteration_limit_is_status_1_not_success(monkeypatch):
