@@ -38,7 +38,7 @@ from .bounds import Projected
 from .history import Iteration
 from .linalg import Blocks
 from .loop import max_abs, run, stationarity
-from .objective import _program
+from .objective import block_axis
 from .space import Box, dense
 
 RHO0 = 10.0          # the first penalty where f or c is not finite at the start
@@ -191,7 +191,7 @@ def _diagonal(aug: Augmented, y):
     xp, view = aug.xp, aug.view
     obj = view.obj
     task = getattr(obj, "task", None)
-    if task is None or len(obj.free) != 1 or _program(task.expr, obj.names, "hess")[1] is None:
+    if task is None or len(obj.free) != 1 or block_axis(task.expr, obj.names) is None:
         return None
     H = view.value_grad_hess(y)[2]
     if not isinstance(H, Blocks):
@@ -206,7 +206,7 @@ def solve(task, view, cons, make, opts, gtol: float, tol: float):
     """Minimise by augmented Lagrangian outer iterations (see the module docstring);
     `make()` gives a fresh inner method. Returns `constrained.Solved`."""
     from .constrained import bound_duals, finish
-    y, history, budget = view.pack(task.x0), [], opts.max_iter
+    y, history = view.pack(task.x0), []
     aug = Augmented(view, cons, first_penalty(view, cons, y))
     inner = _Inner(aug, make, opts, history)
     before, target, status, message = math.inf, gtol, 1, ""
