@@ -17,6 +17,7 @@ SciPy. Every solver's first call and warm calls are timed separately:
 from __future__ import annotations
 
 import multiprocessing as mp
+import pathlib
 import queue as queues
 import statistics
 import time
@@ -26,39 +27,10 @@ import numpy as np
 
 import solvers
 
-NNLS = "parameter A[m, n]\nparameter b[m]\nvariable x[n] nonneg\nminimize sum((A *(ij,j->i) x - b)^2)\n"
-PORTFOLIO = """parameter S[n, n] psd
-parameter mu[n]
-parameter rmin
-variable w[n] nonneg
-minimize w *(i,ij->j) S *(j,j->) w
-subject to
-    sum(w) == 1
-    mu *(i,i->) w >= rmin
-"""
-MLE = """parameter C[n, n] psd
-parameter lam nonneg
-variable X[n, n] pd
-minimize C *(ij,ij->) X - log(det(X)) + lam * sum(X^2)
-"""
-MAXENT = """parameter a[n]
-parameter m1
-parameter m2
-variable p[n] pos
-maximize -sum(p *(i,i->i) log(p))
-subject to
-    sum(p) == 1
-    a *(i,i->) p == m1
-    (a^2) *(i,i->) p <= m2
-"""
-BALL = """parameter X[m, n]
-parameter y[m]
-parameter r pos
-variable w[n]
-minimize sum(log(1 + exp(-(y *(i,i->i) (X *(ij,j->i) w)))))
-subject to
-    sum(w^2) <= r
-"""
+EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
+NNLS, PORTFOLIO, MLE, MAXENT, BALL = (
+    (EXAMPLES / f"{name}.tc").read_text()
+    for name in ("nnls", "portfolio", "covariance_mle", "maximum_entropy", "logistic_ball"))
 CVXPY_SOLVERS = (None, "CLARABEL", "SCS")
 
 

@@ -22,25 +22,9 @@ from solvers.space import View
 
 PORTFOLIO = "examples/portfolio.tc"
 MLE = "examples/covariance_mle.tc"
-NNLS = "parameter A[m, n]\nparameter b[m]\nvariable x[n] nonneg\nminimize sum((A *(ij,j->i) x - b)^2)"
-MAXENT = """parameter a[n]
-parameter m1
-parameter m2
-variable p[n] pos
-maximize -sum(p *(i,i->i) log(p))
-subject to
-    sum(p) == 1
-    a *(i,i->) p == m1
-    (a^2) *(i,i->) p <= m2
-"""
-BALL = """parameter X[m, n]
-parameter y[m]
-parameter r pos
-variable w[n]
-minimize sum(log(1 + exp(-(y *(i,i->i) (X *(ij,j->i) w)))))
-subject to
-    sum(w^2) <= r
-"""
+NNLS = "examples/nnls.tc"
+MAXENT = "examples/maximum_entropy.tc"
+BALL = "examples/logistic_ball.tc"
 
 
 def rel(a: float, b: float) -> float:

@@ -20,33 +20,7 @@ from solvers.data import prepare
 from solvers.objective import Objective
 from solvers.space import View
 
-MAXENT = """parameter a[n]
-parameter m1
-parameter m2
-variable p[n] pos
-maximize -sum(p *(i,i->i) log(p))
-subject to
-    sum(p) == 1
-    a *(i,i->) p == m1
-    (a^2) *(i,i->) p <= m2
-"""
-PORTFOLIO = """parameter S[n, n] psd
-parameter mu[n]
-parameter rmin
-variable w[n] nonneg
-minimize w *(i,ij->j) S *(j,j->) w
-subject to
-    sum(w) == 1
-    mu *(i,i->) w >= rmin
-"""
-BALL = """parameter X[m, n]
-parameter y[m]
-parameter r pos
-variable w[n]
-minimize sum(log(1 + exp(-(y *(i,i->i) (X *(ij,j->i) w)))))
-subject to
-    sum(w^2) <= r
-"""
+MAXENT, PORTFOLIO, BALL = "examples/maximum_entropy.tc", "examples/portfolio.tc", "examples/logistic_ball.tc"
 METHODS = ["lbfgs", "newton-cg"]
 # (m1, m2): the benchmark's moments, then ones whose solution crowds p against 0 or 1
 MOMENTS = [(0.3, 0.35), (0.9, 0.95), (0.0, 0.05), (0.3, 0.2), (-0.6, 0.6)]
