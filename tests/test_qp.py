@@ -197,3 +197,28 @@ def test_auto_keeps_newton_for_large_separable_problems():
     assert auto(prepare(curved, {"a": a}, None)) == "lbfgs"
     dense = "parameter a[n]\nvariable p[n]\nminimize (a' * p)^2 + sum(p^2)\n"   # a dense Hessian
     assert auto(prepare(dense, {"a": a}, None)) == "lbfgs"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(60))
+def test_random_qps_match_cvxpy(seed, general_calls):
+    # sizes, bounds and right-hand sides drawn at random; every one CVXPY calls optimal
+    # must be solved to its value with the KKT conditions (any path)
+    cp = pytest.importorskip("cvxpy")
+    rng = np.random.default_rng(100 + seed)
+    n, k = int(rng.integers(2, 30)), int(rng.integers(1, 10))
+    data = qp_data(seed, n, k)
+    data["b1"], data["b2"] = float(rng.uniform(-3, 3)), float(rng.uniform(-2, 4))
+    n_, k_ = data["q"].size, data["d"].size
+    x, y = cp.Variable(n_), cp.Variable(k_)
+    objective = cp.quad_form(x, data["P"]) + data["q"] @ x + cp.sum(cp.multiply(data["d"], y ** 2)) - cp.sum(y)
+    problem = cp.Problem(cp.Minimize(objective), [x >= -1, y <= 2, data["a"] @ x + cp.sum(y) <= data["b1"],
+                                                  data["c"] @ x == data["b2"]])
+    problem.solve(solver="CLARABEL", tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11)
+    result = solvers.minimize(QP, data=data, method="auto")
+    if problem.status != "optimal":
+        assert not result.success
+        return
+    assert result.status == 0 and result.success, result.message
+    assert abs(result.fun - problem.value) <= 1e-7 * max(1.0, abs(problem.value))
+    assert result.constr_violation <= 1e-8
