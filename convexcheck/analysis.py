@@ -15,6 +15,7 @@ import numpy as np
 
 import tensorcalc as tc
 
+from . import entrywise
 from .certificate import Certificate, axis_lengths
 from .classify import classify
 from .model import Attributes, Part, Problem
@@ -43,7 +44,8 @@ def analyze(problem: Problem | str | os.PathLike, samples: int = 20, seed: int =
     fixed = check_data(problem, data or {})
     dims = _check_dims(problem, {**_data_dims(problem, fixed), **(dims or {})})
     run = dict(samples=samples, seed=seed, sizes=dims, progress=progress, fixed=fixed)
-    parts = [_part(problem, part, _names(problem, part.expr), run) for part in problem.parts]
+    scalar = entrywise.scalar_problem(problem)          # constraints of any order, entry by entry
+    parts = [_part(scalar, part, _names(scalar, part.expr), run) for part in scalar.parts]
     variables = {}
     for name in _names(problem, problem.objective.expr):
         alone = parts[0].variables == [name]         # the joint analysis already is this one

@@ -291,12 +291,13 @@ def _constraint(src: _Source, st: Statement, k: int, scope) -> Part:
     left, right = sides
     # g OP h is read as g - h, both sides in one axis unification
     relation = Syntax("compare", (op.line, op.column), (left, right), op.text, (left.start, right.end))
-    expr = _analyse(src, relation, label, scope)
+    expr = _analyse(src, relation, label, scope, entrywise=True)
     return Part(label, src.shown(left.start, right.end), expr, RELATIONS[op.text], src.where(left)[0])
 
 
-def _analyse(src: _Source, node: Syntax, label: str, scope) -> Expr:
-    """One part's expression: a scalar whose tied axes have equal dimensions, with the
+def _analyse(src: _Source, node: Syntax, label: str, scope, entrywise: bool = False) -> Expr:
+    """One part's expression: a scalar (with `entrywise`, a constraint, a tensor of any
+    order: one constraint per entry) whose tied axes have equal dimensions, with the
     definitions it reads substituted."""
     dims, decls = scope
     orders = {n: len(d) for n, d in dims.items()}
@@ -306,7 +307,7 @@ def _analyse(src: _Source, node: Syntax, label: str, scope) -> Expr:
     if err is not None:
         src.fail(f"{label} cannot be read: {getattr(err, 'reason', err)}", *src.where(node))
     expr = built[0]
-    if expr.order:
+    if expr.order and not entrywise:
         src.fail(f"{label} has order {expr.order}; {_SCALAR_FIX}", *src.where(node))
     _check_dims(src, node, expr, decls)
     return substitute(src, src.statements, expr, decls, src.defines)

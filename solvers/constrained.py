@@ -14,7 +14,8 @@ Which method keeps what (`solve`):
   objective keeps its block-diagonal Hessian in every Newton matrix (`lowrank`).
 
 Every solve reports `violation`, the largest violation of a constraint, bound or cone,
-and `multipliers` by label: "constraint k" (a number, >= 0 for an inequality), "lower
+and `multipliers` by label: "constraint k" (a number, >= 0 for an inequality; an array
+of the constraint's shape for a constraint between tensors, one entry per row), "lower
 bound of x" / "upper bound of x" (arrays of x's shape, >= 0), "cone of X" (a psd
 matrix). They are those of the minimised objective (for `maximize`, of -f): at a KKT
 point grad f + sum_k y_k grad c_k - z_lower + z_upper - Z = 0.
@@ -74,17 +75,12 @@ def _interior(task, view, cons, opts, gtol, tol) -> Solved:
         ip = interior.Interior(view, cons, opts, gtol, tol)
         res = pathfollow.solve(ip, y0, opts.max_iter, opts.sign)
     st = res.st
-    duals = {label: _dual(ip, st, k) for k, label in enumerate(cons.labels)}
+    rows = ip.xp.zeros(cons.m)
+    rows[~ip.eq], rows[ip.eq] = st.lam, st.nu
+    duals = cons.multipliers(rows)
     duals.update(_by_variable(view, st.zl, st.zu, ip.hasL, ip.hasU))
     duals.update({f"cone of {c.name}": to_host(Z) for c, Z in zip(view.space.cones, st.Z)})
     return finish(view, cons, st.y, res.status, res.message, res.history, duals)
-
-
-def _dual(ip, st, k: int) -> float:
-    """The multiplier of constraint k (lam for an inequality, nu for an equality)."""
-    eq = [bool(e) for e in to_host(ip.eq)]
-    position = sum(1 for e in eq[:k] if e == eq[k])
-    return float((st.nu if eq[k] else st.lam)[position])
 
 
 def bound_duals(view, y, g) -> dict:

@@ -5,7 +5,9 @@ derivatives, compiled once per expression and cached), its gradient and Hessian
 scattered into the coordinates y of the `View` (symmetric matrices by their upper
 triangle). `values(y)` gives every c_j, `jacobian(y)` the rows grad c_j, and
 `hessian(y, w)` / `hvp(y, v, w)` the weighted sum sum_j w_j H_j, skipping constraints of
-zero weight and those whose symbolic Hessian is zero (affine constraints).
+zero weight and those whose symbolic Hessian is zero (affine constraints). A constraint
+between tensors (`G * x <= h`) is one row per entry (`Rows`); `multipliers` gathers the
+rows' multipliers back by label.
 `violation(y)` is the largest violation: max(c_j, 0) for inequalities, |c_j| for
 equalities, and the distance outside the closed bounds and the cones.
 """
@@ -18,9 +20,10 @@ from functools import lru_cache
 import numpy as np
 
 import tensorcalc as tc
-from tensorcalc import Expr
+from tensorcalc import Expr, dag
 
 from .data import Task
+from .distributed import evaluated
 from .objective import Objective
 from .space import View, dense
 from .linalg import Blocks
@@ -87,40 +90,125 @@ class Part:
         return self.view.space.grad(self._scatter(self.obj.hvp(self._z(y), part)))
 
 
+class Rows:
+    """A constraint of order >= 1: one row c_i(x) per entry of its expression g (`G * x
+    <= h`), with the interface of `Part` for many rows. Values and the Jacobian (the
+    symbolic derivative of g, its axes g's then the variable's) come from one compiled
+    call, once for an affine g; the weighted Hessian sum_i w_i H_i is the Hessian of the
+    scalar w . g (`Part` of it, w a fixed parameter set per call)."""
+
+    def __init__(self, task: Task, constraint, view: View, y0):
+        self.constraint, self.view = constraint, view
+        names = tuple(v.name for v in task.free if v.name in tc.variables(constraint.expr))
+        self.part = Part(task, constraint, view)          # packing, data, coordinates
+        self.program = _rows_program(constraint.expr, names)
+        self.affine = self.part.affine
+        self._linear = None
+        c = self._evaluate(y0)[0]
+        self.shape, self.rows = tuple(c.shape), int(c.size)
+        self.weight = _fresh("w_rows", tuple(task.fixed) + tuple(v.name for v in task.free))
+        weighted = dataclasses.replace(constraint, expr=dag.product(
+            dag.var(self.weight, constraint.expr.axes), constraint.expr,
+            (dag.LETTERS[:len(self.shape)],) * 2 + ("",)))
+        fixed = {**task.fixed, self.weight: np.zeros(self.shape)}
+        self.weighted = Part(dataclasses.replace(task, fixed=fixed), weighted, view)
+
+    def _evaluate(self, y):
+        obj, xp = self.part.obj, self.view.xp
+        c, *grads = evaluated(self.program, obj._values(self.part._z(y)))
+        rows = int(np.prod(c.shape, dtype=np.int64))
+        J = xp.concatenate([d.reshape(rows, -1) for d in grads], axis=1) if grads else xp.zeros((rows, 0))
+        return c, J
+
+    def values(self, y):
+        return self.values_jacobian(y)[0]
+
+    def values_jacobian(self, y):
+        """(c, J): the rows' values and their gradients in y (rows x n)."""
+        if self._linear is not None:
+            J, offset = self._linear
+            return J @ y + offset, J
+        c, J = self._evaluate(y)
+        c, J = c.reshape(-1), self._in_y(J)
+        if self.affine and bool(self.view.xp.isfinite(c).all()):
+            self._linear = (J, c - J @ y)
+        return c, J
+
+    def _in_y(self, J):
+        """Jacobian columns of the part's variables scattered into y's coordinates."""
+        xp, space, part = self.view.xp, self.view.space, self.part
+        full = J if part.whole else xp.zeros((J.shape[0], self.view.obj.n))
+        if not part.whole:
+            full[:, part.index] = J
+        return full if space.identity else full[:, space.up] + space.twin * full[:, space.down]
+
+    def hessian(self, y, w):
+        self.weighted.obj.set_fixed(self.weight, w.reshape(self.shape))
+        return self.weighted.hessian(y)
+
+    def hvp(self, y, v, w):
+        self.weighted.obj.set_fixed(self.weight, w.reshape(self.shape))
+        return self.weighted.hvp(y, v)
+
+
 class Constraints:
-    """Every constraint of `task` in the coordinates of `view`; see the module docstring."""
+    """Every constraint of `task` in the coordinates of `view`, one row per entry of a
+    tensor constraint; see the module docstring."""
 
     def __init__(self, task: Task, view: View):
         self.view, self.xp = view, view.xp
-        self.parts = [Part(task, c, view) for c in task.constraints]
+        y0 = view.pack(task.x0) if any(c.expr.order for c in task.constraints) else None
+        self.parts = [Rows(task, c, view, y0) if c.expr.order else Part(task, c, view) for c in task.constraints]
         self.labels = [c.label for c in task.constraints]
-        self.equality = view.xp.asarray(np.array([c.kind == "==" for c in task.constraints], dtype=bool))
-        self.m = len(self.parts)
+        sizes = [getattr(p, "rows", 1) for p in self.parts]
+        self.slices = [slice(a, a + k) for a, k in zip(np.cumsum([0] + sizes[:-1]), sizes)]
+        self.equality = view.xp.asarray(np.repeat([c.kind == "==" for c in task.constraints], sizes).astype(bool))
+        self.m = int(sum(sizes))
+        self.scalar = all(isinstance(p, Part) for p in self.parts)
 
     def values(self, y):
-        return self.xp.asarray([p.value(y) for p in self.parts], dtype=float)
+        if self.scalar:
+            return self.xp.asarray([p.value(y) for p in self.parts], dtype=float)
+        return self.xp.concatenate([_row(self.xp, p.value(y) if isinstance(p, Part) else p.values(y))
+                                    for p in self.parts])
 
     def values_jacobian(self, y):
         """(c, J): every value, and the gradients as the rows of J (m x n)."""
         if not self.parts:
             return self.xp.zeros(0), self.xp.zeros((0, self.view.n))
-        pairs = [p.value_grad(y) for p in self.parts]
-        return self.xp.asarray([f for f, _ in pairs], dtype=float), self.xp.stack([g for _, g in pairs])
+        pairs = [p.value_grad(y) if isinstance(p, Part) else p.values_jacobian(y) for p in self.parts]
+        if self.scalar:
+            return self.xp.asarray([f for f, _ in pairs], dtype=float), self.xp.stack([g for _, g in pairs])
+        return (self.xp.concatenate([_row(self.xp, c) for c, _ in pairs]),
+                self.xp.concatenate([J.reshape(-1, self.view.n) for _, J in pairs]))
 
     def hessian(self, y, weights):
         """sum_j w_j H_j (n x n), zero when every weighted constraint is affine."""
         H = self.xp.zeros((self.view.n, self.view.n))
-        for p, w in zip(self.parts, _host(weights)):
-            if w != 0.0 and not p.affine:
-                H += w * p.hessian(y)
+        for p, w in self._weighted(weights):
+            H += p.hessian(y, w) if isinstance(p, Rows) else w * p.hessian(y)
         return H
 
     def hvp(self, y, v, weights):
         out = self.xp.zeros(self.view.n)
-        for p, w in zip(self.parts, _host(weights)):
-            if w != 0.0 and not p.affine:
-                out += w * p.hvp(y, v)
+        for p, w in self._weighted(weights):
+            out += p.hvp(y, v, w) if isinstance(p, Rows) else w * p.hvp(y, v)
         return out
+
+    def _weighted(self, weights):
+        """(part, its weights) for the curved parts with a weight that is not 0."""
+        host = np.asarray(_host(weights))
+        for p, rows in zip(self.parts, self.slices):
+            w = host[rows]
+            if not p.affine and bool((w != 0).any()):
+                yield p, (self.xp.asarray(w) if isinstance(p, Rows) else float(w[0]))
+
+    def multipliers(self, rows) -> dict:
+        """Row multipliers by label: a number per scalar constraint, an array of the
+        constraint's shape per tensor one."""
+        host = np.asarray(_host(rows))
+        return {label: float(host[s][0]) if isinstance(p, Part) else host[s].reshape(p.shape)
+                for label, p, s in zip(self.labels, self.parts, self.slices)}
 
     def affine(self) -> bool:
         return all(p.affine for p in self.parts)
@@ -132,6 +220,24 @@ class Constraints:
         xp = self.xp
         excess = xp.where(self.equality, xp.abs(c), xp.maximum(c, 0.0))
         return float(xp.max(excess)) if bool(xp.isfinite(excess).all()) else math.inf
+
+
+def _row(xp, c):
+    return xp.reshape(xp.asarray(c, dtype=float), (-1,))
+
+
+def _fresh(name: str, taken) -> str:
+    while name in taken:
+        name += "_"
+    return name
+
+
+@lru_cache(maxsize=256)
+def _rows_program(expr: Expr, names: tuple[str, ...]):
+    """One compiled call giving a tensor constraint's values and its derivative by each
+    variable of `names`."""
+    found = tc.variables(expr)
+    return tc.compile([expr, *(tc.derivative(expr, found[n]) for n in names)])
 
 
 def bound_violation(view: View, y) -> float:

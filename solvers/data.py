@@ -15,6 +15,7 @@ x0 given for them must be symmetric and, for a definite cone, inside it.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 from dataclasses import dataclass
 from functools import lru_cache
@@ -106,8 +107,31 @@ def prepare(problem, data=None, x0=None) -> Task:
     sign = -1.0 if problem.sense == "maximize" else 1.0
     expr = problem.objective.expr if sign > 0 else dag.neg(problem.objective.expr)
     fixed = prepared({n: data[n] for n in data if n in present}, problem.declarations)
+    constraints = [_constraint(part) for part in problem.constraints]
+    names = {v.name for v in free}
     return Task(problem, expr, sign, free, fixed, _start(free, x0),
-                tuple(_constraint(part) for part in problem.constraints))
+                tuple(c for c in constraints if _reads(c, names) or not _holds(c, fixed)))
+
+
+def _reads(c: Constraint, names: set[str]) -> bool:
+    return bool(names & set(_variables_of((c.expr,))))
+
+
+def _holds(c: Constraint, fixed: dict) -> bool:
+    """Whether a constraint that reads no free variable holds for the data (it is then
+    dropped); SolverError naming it when it does not: no point is feasible."""
+    from .distributed import is_dask
+    if any(is_dask(a) for a in fixed.values()):
+        raise SolverError(f"{c.label} ({c.text}, line {c.line}) reads no variable; with Dask data "
+                          f"check it before the solve and drop it")
+    value = np.asarray(tc.evaluate(c.expr, {n: np.asarray(a) for n, a in fixed.items()}), dtype=float)
+    excess = np.abs(value) if c.kind == "==" else np.maximum(value, 0.0)
+    worst = float(excess.max(initial=0.0)) if np.isfinite(excess).all() else math.inf
+    if worst > 1e-12 * max(1.0, float(np.abs(value).max(initial=0.0))):
+        raise SolverError(f"{c.label} ({c.text}, line {c.line}) reads no variable and does not hold "
+                          f"for the data (violated by {worst:.3g}): no point is feasible; fix the data "
+                          f"or the constraint")
+    return True
 
 
 def _constraint(part: Part) -> Constraint:

@@ -235,7 +235,7 @@ def solve(task, view, cons, make, opts, gtol: float, tol: float):
     else:
         status, message = 1, f"stopped: {MAX_OUTER} outer iterations without the KKT conditions"
     message = _message(status, message)
-    duals = {label: float(v) for label, v in zip(cons.labels, _host(aug.mult))}
+    duals = cons.multipliers(aug.mult)
     f, g = view.value_grad(y)
     duals.update(bound_duals(view, y, g + cons.values_jacobian(y)[1].T @ aug.mult))
     return finish(view, cons, y, status, message, history, duals)
