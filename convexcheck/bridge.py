@@ -12,9 +12,9 @@ name written is a checked identifier; nothing the user wrote is evaluated.
   so `analyze(problem, data=data)` speaks about the actual constants; numbers are inline.
 - Linear atoms (indexing, reshape, stacking, diag, cumsum, ...) become T . argument with
   a constant 0/1 tensor T read off by applying the atom to unit arrays.
-- A vector constraint `g <= h` becomes `w *(i,i->) (g - h) <= 0` with a fresh parameter
-  `w` declared nonneg and left free: w . (g - h) is convex for every w >= 0 exactly when
-  every entry is (concave and affine likewise, for `>=` and `==`).
+- A vector constraint `g <= h` stays one, entry by entry: `g - h <= 0` (the analysis
+  reads it as w . (g - h) for every w >= 0, `convexcheck.entrywise`; the solvers as one
+  row per entry, with multipliers of its shape).
 - Non-smooth atoms (abs, maximum/minimum, pos/neg, max/min, norm1, norm2 and p-norms,
   norm_inf, huber) are lowered exactly to abs, relu, sums, squares and square roots
   (bridge_nonsmooth.RULES), in the forms the composition certificate reads. Atoms with no
@@ -130,8 +130,7 @@ class _Translator:
         shape = tuple(np.broadcast_shapes(lhs.shape, rhs.shape))
         if int(np.prod(shape)) == 1:
             return f"{self.scalar(lhs, f'constraint {k}')} {rel} {self.scalar(rhs, f'constraint {k}')}"
-        weight, idx = self.declare("parameter", ("weight", k), f"w{k}", shape, ["nonneg"]), LETTERS[:len(shape)]
-        return f"{weight} *({idx},{idx}->) ({_fit(lhs, shape)} - {_fit(rhs, shape)}) {rel} 0"
+        return f"{_fit(lhs, shape)} - {_fit(rhs, shape)} {rel} 0"
 
     def declare(self, kind: str, key, name: str, shape, words, user: bool = False) -> str:
         """The identifier for `key`, declared on first use; a renamed user name is noted."""
