@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import time
 from functools import lru_cache
-
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from convexcheck import analyze
 from tensorcalc import cache
@@ -65,6 +66,13 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
     """
     if method not in METHODS and method != "auto":
         raise SolverError(f"method {method!r} is not one of {', '.join(METHODS)}, auto")
+    with np.errstate(all="ignore"):    # every value is checked (statuses, SolverError): no warnings
+        return _minimize(problem, x0, method, device, tol, max_iter, callback, verbose, data, gtol,
+                         check, c1, max_trials, memory, second_order)
+
+
+def _minimize(problem, x0, method, device, tol, max_iter, callback, verbose, data, gtol, check, c1,
+              max_trials, memory, second_order):
     opts = _options(tol, gtol, max_iter if max_iter is not None else 0, c1, max_trials, verbose, callback)
     task = prepare(problem, data, x0)
     if method == "auto":

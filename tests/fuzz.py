@@ -152,6 +152,29 @@ def data_sets(draw):
     return data, x0, method
 
 
+@st.composite
+def constrained_sets(draw):
+    """Data for examples/inequality_qp.tc (a QP with a row constraint G x <= h, an
+    equality and box bounds): half clean and well posed or not (infeasible rows, a
+    singular P, scales from 1e-8 to 1e8), half hostile values and shapes; every method."""
+    m, n = draw(st.integers(0, 4)), draw(st.integers(0, 4))
+    if draw(st.booleans()):
+        rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+        scale = 10.0 ** draw(st.integers(-8, 8))
+        F = rng.normal(size=(n, draw(st.integers(0, n))))
+        data = {"P": scale * F @ F.T, "t": rng.normal(size=n), "G": rng.normal(size=(m, n)),
+                "h": rng.normal(size=m) * draw(st.sampled_from([0.0, 0.1, 1.0, 10.0]))}
+    else:
+        F = hostile_values(draw, (n, n))
+        with np.errstate(all="ignore"):            # huge entries overflow to inf: hostile too
+            P = F @ F.T if draw(st.booleans()) else F
+        data = {"P": P, "t": hostile_values(draw, (n,)), "G": hostile_values(draw, (m, n)),
+                "h": hostile_values(draw, (m,))}
+        if draw(st.booleans()):
+            data[draw(st.sampled_from(sorted(data)))] = hostile_values(draw, (draw(st.integers(0, 3)),))
+    return data, draw(st.sampled_from(["newton", "lbfgs", "newton-cg", "auto"]))
+
+
 # ----------------------------------------------------------------------------- targets
 
 def thesis(text: str) -> None:
@@ -187,6 +210,12 @@ def solve(case) -> None:
 
 
 LEAST_SQUARES = convexcheck.load_problem(ROOT / "examples" / "least_squares.tc")
+INEQUALITY_QP = convexcheck.load_problem(ROOT / "examples" / "inequality_qp.tc")
+
+
+def constrained(case) -> None:
+    data, method = case
+    solvers.minimize(INEQUALITY_QP, data=data, method=method, max_iter=30)
 
 
 def _run_both(expr, orders: dict, shapes: dict | None = None) -> None:
@@ -201,7 +230,7 @@ def _run_both(expr, orders: dict, shapes: dict | None = None) -> None:
 
 
 TARGETS = {"thesis": thesis, "expression": expression, "definition": definition, "problem": problem,
-           "solve": solve}
+           "solve": solve, "constrained": constrained}
 
 
 def drive(target: str, value) -> Outcome:
