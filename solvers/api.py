@@ -10,7 +10,7 @@ import numpy as np
 from convexcheck import analyze
 from tensorcalc import cache
 
-from . import constrained
+from . import constrained, epigraph
 from .data import SolverError, Task, prepare
 from .device import array_module, to_host
 from .firstorder import LBFGS, GradientDescent
@@ -43,6 +43,11 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
       or matrix variables see `solvers.constrained`: bounds are kept by the projected
       method, constraints by an interior-point method (newton) or an augmented
       Lagrangian (the others), pd/psd matrices inside their cone.
+    Kinks: abs and relu of affine arguments where the objective grows with them (the
+      lasso's lam * sum(abs(w)), hinge losses, L1 fits; also in `<=` constraints) are
+      lifted into epigraph variables and affine constraints (`solvers.epigraph`, on the
+      CPU), so every method meets a smooth problem; the result speaks of the original
+      variables and objective, and `lifted` names the variables added.
     device: "cpu" (NumPy) or "gpu" (CuPy).
     Stops when max|g| <= gtol and, for Newton methods, lambda^2/2 <= tol.
     check: run convexcheck first; when the problem is not proven convex the result has a
@@ -75,19 +80,38 @@ def _minimize(problem, x0, method, device, tol, max_iter, callback, verbose, dat
               max_trials, memory, second_order):
     opts = _options(tol, gtol, max_iter if max_iter is not None else 0, c1, max_trials, verbose, callback)
     task = prepare(problem, data, x0)
+    lifted = epigraph.lift(task) if device == "cpu" else epigraph.Lifted(task)
+    work = lifted.task                # kinks of affine arguments as epigraph variables
     if method == "auto":
-        method = constrained.auto(task)
+        method = constrained.auto(work)
     opts.max_iter = max_iter if max_iter is not None else MAX_ITER[method]
     convexity, warning = convexity_of(task) if check else ("not checked", None)
     xp = array_module(device)
-    obj = Objective(task, xp)
+    obj = Objective(work, xp)
     opts.sign, opts.second_order, opts.convex = task.sign, bool(second_order), convexity == "convex"
     start = time.perf_counter()
-    if task.constrained:              # constraints, closed bounds or matrix variables
-        out = constrained.solve(task, obj, method, lambda: _method(method, gtol, tol, memory), opts, gtol, tol)
+    if work.constrained:              # constraints, closed bounds or matrix variables
+        out = constrained.solve(work, obj, method, lambda: _method(method, gtol, tol, memory), opts, gtol, tol)
     else:
-        out = run(obj, _method(method, gtol, tol, memory), obj.pack(task.x0), opts)
-    return _result(task, obj, out, method, device, convexity, warning, time.perf_counter() - start)
+        out = run(obj, _method(method, gtol, tol, memory), obj.pack(work.x0), opts)
+    result = _result(work, obj, out, method, device, convexity, warning, time.perf_counter() - start)
+    return _restore(result, lifted, task, xp) if lifted.added else result
+
+
+def _restore(result, lifted, task: Task, xp):
+    """The result in the original variables: the epigraph variables and constraints
+    dropped, `fun` and `jac` those of the original objective at x (jac: its gradient,
+    with sign(0) = 0 at a kink, one subgradient)."""
+    for name in lifted.added:
+        result.x.pop(name)
+    own = set(lifted.labels) | {f"{side} bound of {n}" for n in lifted.added for side in ("lower", "upper")}
+    result.multipliers = {k: v for k, v in result.multipliers.items() if k not in own}
+    obj = Objective(task, xp)
+    f, g = obj.value_grad(obj.pack(result.x))
+    result.fun = task.sign * f
+    result.jac = {n: task.sign * to_host(a) for n, a in obj.unpack(g).items()}
+    result.lifted = list(lifted.added)
+    return result
 
 
 def _method(name: str, gtol: float, tol: float, memory: int):

@@ -38,6 +38,7 @@ class Objective:
         self.task, self.xp = task, xp
         self.free = task.free
         self.names = tuple(v.name for v in self.free)
+        self.orders = tuple(len(v.shape) for v in self.free)
         self.offsets = _offsets([v.size for v in self.free])
         self.n = self.offsets[-1]
         self.fixed = {name: placed(xp, name, a) if is_dask(a) else to_device(xp, a)
@@ -100,7 +101,7 @@ class Objective:
 
     # ------------------------------------------------------------------ helpers
     def _call(self, kind: str, z, extra=None):
-        program, _, invariants = _program(self.task.expr, self.names, kind)
+        program, _, invariants = _program(self.task.expr, self.names, kind, self.orders)
         try:
             hoisted = {name: self._invariant(e, z) for name, e in invariants.items()}
             return evaluated(program, self._values(z, {**hoisted, **(extra or {})}))
@@ -119,7 +120,7 @@ class Objective:
         return flat[0] if len(flat) == 1 else self.xp.concatenate(flat)
 
     def _hessian(self, parts):
-        blocks = _program(self.task.expr, self.names, "hess")[1]
+        blocks = _program(self.task.expr, self.names, "hess", self.orders)[1]
         if blocks is not None:
             axis, _ = blocks
             v = self.free[0]
@@ -173,15 +174,17 @@ def block_axis(expr: Expr, names: tuple[str, ...]) -> int | None:
 
 
 @lru_cache(maxsize=64)
-def _program(expr: Expr, names: tuple[str, ...], kind: str):
+def _program(expr: Expr, names: tuple[str, ...], kind: str, orders: tuple[int, ...] = ()):
     """(compiled function, block structure or None, hoisted invariants by name) for one
-    kind of evaluation; the invariants are computed once (`hoist`) and passed back in."""
-    return cache.cached("program", (expr, names, kind), lambda: _built(expr, names, kind),
+    kind of evaluation; the invariants are computed once (`hoist`) and passed back in.
+    `orders`, one per name, lets a variable the expression does not read (one only the
+    constraints read) have its zero derivatives."""
+    return cache.cached("program", (expr, names, kind, orders), lambda: _built(expr, names, kind, orders),
                         _program_data, _program_from)[0]
 
 
-def _built(expr: Expr, names: tuple[str, ...], kind: str):
-    exprs, blocks = _outputs(expr, names, kind)
+def _built(expr: Expr, names: tuple[str, ...], kind: str, orders: tuple[int, ...] = ()):
+    exprs, blocks = _outputs(expr, names, kind, orders)
     exprs, invariants = hoist(exprs, names + tuple(_directions(names)))
     return tc.compile(exprs), blocks, invariants
 
@@ -205,12 +208,15 @@ def _compiled(expr: Expr):
                         cache.compiled_from)[0]
 
 
-def _outputs(expr: Expr, names: tuple[str, ...], kind: str):
+def _outputs(expr: Expr, names: tuple[str, ...], kind: str, orders: tuple[int, ...] = ()):
     if kind == "value":
         return [expr], None
     # Var nodes, not names: a gradient need not contain every variable (x^2 + y^2, or a
     # linear term), and differentiating it by a name it lacks raises; by the node it is 0.
+    # A name the expression does not read at all gets a node of its own axes.
     found = tc.variables(expr)
+    for n, order in zip(names, orders):
+        found.setdefault(n, dag.var(n, tuple(dag.Axis(n, k) for k in range(order))))
     xs = [found[n] for n in names]
     grads = [tc.derivative(expr, x) for x in xs]
     if kind == "grad":

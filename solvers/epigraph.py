@@ -1,0 +1,141 @@
+"""Kinks lifted into constraints: abs and relu of affine arguments as epigraph variables.
+
+The Newton and quasi-Newton methods need a twice differentiable objective; the lasso's
+lam * sum(abs(w)), the hinge loss sum(relu(1 - y .* (X * w))), an L1 fit or a max (read
+as b + relu(a - b)) have kinks exactly where their solutions lie, and a method walking
+on them stalls there. Each such term met where the function grows with it is replaced
+by a new variable t >= 0 of its shape, with entrywise constraints
+
+    abs(A):   A - t <= 0,  -A - t <= 0          relu(A):   A - t <= 0
+
+(the standard epigraph reformulation, Boyd and Vandenberghe 4.1.3). It is exact: where
+the term's weight is positive, a minimiser has t = |A| (relu(A)); where it is 0, t does
+not matter. "Grows with it": the site is reached from the objective (or from the g of a
+constraint g <= 0) through sums, negations and products whose other factors are
+constants or parameters declared nonneg, with an even number of sign changes on the way,
+and A is affine in the free variables (`tensorcalc.degree`), so the new constraints are
+affine. Anything else (abs under a square, a kink of a curved argument, a kink that
+the objective falls with) is left as it is.
+
+The lifted problem is smooth, with affine constraints: a quadratic objective (lasso, SVM)
+becomes a QP for `qp`. `solvers.api` reports the result in the original variables.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+import tensorcalc as tc
+from convexcheck.model import Attributes
+from tensorcalc import Expr, dag
+from tensorcalc.dag import Const, Elementwise, Product, Sum, Var
+from tensorcalc.degree import degree
+
+from .data import Constraint, Free, Task
+
+KINKS = ("abs", "relu")
+LABEL = "epigraph"           # labels of the added constraints: "epigraph 1", ...
+
+
+@dataclasses.dataclass
+class Lifted:
+    """The smooth task and what was added to it: the names of the new variables and the
+    labels of the new constraints."""
+
+    task: Task
+    added: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
+
+
+def lift(task: Task) -> Lifted:
+    """The task with every liftable kink of the objective and of its `<=` constraints
+    replaced (see the module docstring); the task itself when there is none."""
+    walk = _Walk(task)
+    expr = walk.rewrite(task.expr)
+    constraints = [dataclasses.replace(c, expr=walk.rewrite(c.expr)) if c.kind == "<=" else c
+                   for c in task.constraints]
+    if not walk.sites:
+        return Lifted(task)
+    free, x0, added, labels = list(task.free), dict(task.x0), [], []
+    for k, (fn, A, t) in enumerate(walk.sites, 1):
+        value = _value(A, task, x0)
+        free.append(Free(t.name, value.shape, Attributes(lower=0.0)))
+        x0[t.name] = np.abs(value) + 1.0                    # strictly inside every new constraint
+        added.append(t.name)
+        rows = [dag.sub(A, t)] + ([dag.sub(dag.neg(A), t)] if fn == "abs" else [])
+        for row in rows:
+            label = f"{LABEL} {len(labels) + 1}"
+            constraints.append(Constraint(label, f"{fn}(...) <= {t.name}", "<=", row, 0))
+            labels.append(label)
+    lifted = dataclasses.replace(task, expr=expr, free=tuple(free), x0=x0, constraints=tuple(constraints))
+    return Lifted(lifted, tuple(added), tuple(labels))
+
+
+class _Walk:
+    """Finds and replaces the liftable sites (one walk per expression, a cache per node)."""
+
+    def __init__(self, task: Task):
+        self.names = frozenset(v.name for v in task.free)
+        self.taken = set(self.names) | set(task.fixed) | set(task.problem.declarations)
+        self.nonneg = {n for n, d in task.problem.declarations.items()
+                       if d.kind == "parameter" and d.attributes.lower is not None and d.attributes.lower >= 0}
+        self.sites: list[tuple[str, Expr, Var]] = []
+        self.done: dict[tuple, Expr] = {}
+
+    def rewrite(self, node: Expr, sign: int = 1) -> Expr:
+        """`node` with its liftable sites replaced; `sign` is +1 where the whole grows with
+        `node`, -1 where it falls (under a negation or a negative weight)."""
+        key = (node, sign)
+        if key not in self.done:
+            self.done[key] = self._rewrite(node, sign)
+        return self.done[key]
+
+    def _rewrite(self, node: Expr, sign: int) -> Expr:
+        if isinstance(node, Sum):
+            return dag.rebuild(node, tuple(self.rewrite(a, sign) for a in node.args))
+        if isinstance(node, Product):
+            return self._product(node, sign)
+        if isinstance(node, Elementwise) and node.fn == "neg":
+            return dag.rebuild(node, (self.rewrite(node.args[0], -sign),))
+        if (sign > 0 and isinstance(node, Elementwise) and node.fn in KINKS
+                and degree(node.args[0], self.names) <= 1):
+            return self._site(node)
+        return node
+
+    def _product(self, node: Product, sign: int) -> Expr:
+        """Into the one factor that reads a free variable, when the others have one sign."""
+        reading = [k for k, a in enumerate(node.args) if self.names & set(tc.variables(a))]
+        signs = [self._sign(a) for k, a in enumerate(node.args) if k not in reading]
+        if len(reading) != 1 or 0 in signs:
+            return node
+        args = list(node.args)
+        args[reading[0]] = self.rewrite(args[reading[0]], sign * int(np.prod(signs)))
+        return dag.rebuild(node, tuple(args))
+
+    def _sign(self, node: Expr) -> int:
+        """+1 (-1) for a weight known >= 0 (<= 0), 0 when unknown."""
+        if isinstance(node, Const):
+            return 1 if node.value >= 0 else -1
+        if isinstance(node, Var):
+            return 1 if node.name in self.nonneg else 0
+        return 1 if isinstance(node, dag.Delta) else 0
+
+    def _site(self, node: Elementwise) -> Var:
+        name = f"t_{node.fn}"
+        while name in self.taken:
+            name += "_"
+        self.taken.add(name)
+        t = dag.var(name, node.axes)
+        self.sites.append((node.fn, node.args[0], t))
+        return t
+
+
+def _value(A: Expr, task: Task, x0: dict) -> np.ndarray:
+    """A at the start (its shape is the new variable's)."""
+    present = tc.variables(A)
+    values = {n: np.asarray(a) for n, a in {**task.fixed, **x0}.items() if n in present}
+    return np.asarray(tc.evaluate(A, values), dtype=float)
+
+
+__all__ = ["lift", "Lifted", "LABEL"]

@@ -1,0 +1,102 @@
+"""Kinks lifted into epigraph variables (solvers/epigraph.py): the lasso, the hinge loss,
+an L1 fit, an L1 ball, against scikit-learn and CVXPY; what is not lifted, and why."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import solvers
+from solvers import epigraph
+from solvers.data import prepare
+
+
+def _clarabel(problem):
+    problem.solve(solver="CLARABEL", tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11)
+    assert problem.status == "optimal"
+    return problem.value
+
+
+@pytest.mark.parametrize("method", ["auto", "newton", "lbfgs"])
+def test_lasso_matches_scikit_learn(method):
+    sklearn = pytest.importorskip("sklearn.linear_model")
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 30))
+    w0 = np.zeros(30)
+    w0[:4] = rng.standard_normal(4)
+    y = X @ w0 + 0.1 * rng.standard_normal(200)
+    lam = 5.0
+    result = solvers.minimize("examples/lasso.tc", data={"X": X, "y": y, "lam": lam}, method=method)
+    assert result.status == 0 and result.success, result.message
+    assert list(result.x) == ["w"] and result.lifted == ["t_abs"]
+    assert not any("epigraph" in k or "t_abs" in k for k in result.multipliers)
+    reference = sklearn.Lasso(alpha=lam / 200, fit_intercept=False, tol=1e-14, max_iter=10**6).fit(X, y)
+    f = lambda w: 0.5 * np.sum((X @ w - y) ** 2) + lam * np.abs(w).sum()   # noqa: E731
+    w = result.x["w"]
+    assert result.fun == pytest.approx(f(w), rel=1e-12)                      # the original objective
+    assert f(w) <= f(reference.coef_) * (1 + 1e-9)
+    np.testing.assert_allclose(result.jac["w"], X.T @ (X @ w - y) + lam * np.sign(w), atol=1e-9)
+    # optimality: |X'(Xw - y)| <= lam, with equality where w != 0
+    smooth = X.T @ (X @ w - y)
+    assert np.abs(smooth).max() <= lam * (1 + 1e-6)
+
+
+def test_hinge_loss_svm_matches_cvxpy():
+    cp = pytest.importorskip("cvxpy")
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((120, 10))
+    y = np.sign(X @ rng.standard_normal(10) + 0.3 * rng.standard_normal(120))
+    w, b = cp.Variable(10), cp.Variable()
+    best = _clarabel(cp.Problem(cp.Minimize(cp.sum(cp.pos(1 - cp.multiply(y, X @ w + b))) + 0.1 * cp.sum_squares(w))))
+    result = solvers.minimize("examples/svm_hinge.tc", data={"X": X, "y": y, "lam": 0.1})
+    assert result.status == 0 and result.lifted == ["t_relu"]
+    assert result.fun == pytest.approx(best, rel=1e-7)
+    assert set(result.x) == {"w", "b"}
+
+
+def test_l1_regression_and_an_l1_ball_match_cvxpy():
+    cp = pytest.importorskip("cvxpy")
+    rng = np.random.default_rng(2)
+    A, b, c = rng.standard_normal((80, 6)), rng.standard_normal(80), rng.standard_normal(5)
+    x = cp.Variable(6)
+    best = _clarabel(cp.Problem(cp.Minimize(cp.norm1(A @ x - b))))
+    result = solvers.minimize("parameter A[m, n]\nparameter b[m]\nvariable x[n]\nminimize sum(abs(A * x - b))\n",
+                              data={"A": A, "b": b})
+    assert result.status == 0 and result.fun == pytest.approx(best, rel=1e-7)
+    x = cp.Variable(5)
+    best = _clarabel(cp.Problem(cp.Minimize(cp.sum_squares(x - c)), [cp.norm1(x) <= 1]))
+    text = "parameter c[n]\nvariable x[n]\nminimize sum((x - c).^2)\nsubject to\n    1 >= sum(abs(x))\n"
+    result = solvers.minimize(text, data={"c": c})
+    assert result.status == 0 and result.fun == pytest.approx(best, rel=1e-7)
+    assert np.abs(result.x["x"]).sum() <= 1 + 1e-8 and list(result.multipliers) == ["constraint 1"]
+    assert result.multipliers["constraint 1"] > 0                             # the ball binds
+
+
+def test_a_kink_under_negations_of_a_maximisation_is_lifted():
+    cp = pytest.importorskip("cvxpy")
+    c = np.random.default_rng(3).standard_normal(5)
+    x = cp.Variable(5)
+    best = _clarabel(cp.Problem(cp.Maximize(-cp.norm1(x - c) - cp.sum_squares(x))))
+    result = solvers.minimize("parameter c[n]\nvariable x[n]\nmaximize -sum(abs(x - c)) - sum(x.^2)\n",
+                              data={"c": c})
+    assert result.status == 0 and result.lifted == ["t_abs"]
+    assert result.fun == pytest.approx(best, rel=1e-7)
+
+
+@pytest.mark.parametrize("text, data", [
+    ("variable x[n]\nminimize -sum(abs(x)) + sum(x.^4)\n", {}),                       # falls with the kink
+    ("variable x[n]\nminimize sum(abs(x.^2 - 1))\n", {}),                              # curved argument
+    ("parameter c\nvariable x[n]\nminimize c * sum(abs(x)) + sum(x.^2)\n", {"c": 2.0}),  # weight of no known sign
+    ("variable x[n]\nminimize sum(abs(x)).^2\n", {}),                                   # under a square
+])
+def test_kinks_that_are_not_lifted(text, data):
+    task = prepare(text, data, {"x": np.full(3, 0.5)})
+    assert epigraph.lift(task).added == ()
+
+
+def test_a_variable_only_the_constraints_read():
+    text = "variable x[n]\nvariable s\nminimize sum(x.^2)\nsubject to\n    sum(x) + s >= 1\n    s <= 0.5\n"
+    for method in ("newton", "lbfgs"):
+        result = solvers.minimize(text, x0={"x": np.zeros(3)}, method=method)
+        assert result.status == 0
+        np.testing.assert_allclose(result.x["x"], 1 / 6, atol=1e-7)
+        assert float(result.x["s"]) == pytest.approx(0.5, abs=1e-7)
