@@ -83,7 +83,7 @@ def _minimize(problem, x0, method, device, tol, max_iter, callback, verbose, dat
     lifted = epigraph.lift(task) if device == "cpu" else epigraph.Lifted(task)
     work = lifted.task                # kinks of affine arguments as epigraph variables
     if method == "auto":
-        method = constrained.auto(work)
+        method = constrained.auto(work, lifted.added)
     opts.max_iter = max_iter if max_iter is not None else MAX_ITER[method]
     convexity, warning = convexity_of(task) if check else ("not checked", None)
     xp = array_module(device)

@@ -4,9 +4,9 @@ The Newton and quasi-Newton methods need a twice differentiable objective; the l
 lam * sum(abs(w)), the hinge loss sum(relu(1 - y .* (X * w))), an L1 fit or a max (read
 as b + relu(a - b)) have kinks exactly where their solutions lie, and a method walking
 on them stalls there. Each such term met where the function grows with it is replaced
-by a new variable t >= 0 of its shape, with entrywise constraints
+by a new variable t of its shape, with entrywise constraints
 
-    abs(A):   A - t <= 0,  -A - t <= 0          relu(A):   A - t <= 0
+    abs(A):   A - t <= 0,  -A - t <= 0          relu(A):   A - t <= 0,  t >= 0
 
 (the standard epigraph reformulation, Boyd and Vandenberghe 4.1.3). It is exact: where
 the term's weight is positive, a minimiser has t = |A| (relu(A)); where it is 0, t does
@@ -60,7 +60,9 @@ def lift(task: Task) -> Lifted:
     free, x0, added, labels = list(task.free), dict(task.x0), [], []
     for k, (fn, A, t) in enumerate(walk.sites, 1):
         value = _value(A, task, x0)
-        free.append(Free(t.name, value.shape, Attributes(lower=0.0)))
+        # t >= |A| bounds t below already: a bound t >= 0 beside it would make three
+        # constraints meet where A = 0 (degenerate, and badly conditioned near there)
+        free.append(Free(t.name, value.shape, Attributes(lower=0.0) if fn == "relu" else Attributes()))
         x0[t.name] = np.abs(value) + 1.0                    # strictly inside every new constraint
         added.append(t.name)
         rows = [dag.sub(A, t)] + ([dag.sub(dag.neg(A), t)] if fn == "abs" else [])

@@ -1,7 +1,8 @@
 """Factors of the interior-point methods' Newton matrices: Cholesky with a growing
 multiple of I added where the matrix is not positive definite (LAPACK on the host,
 `linalg.cholesky` on a GPU), solves with them, and the equalities' small Schur systems.
-A factor is ("host", L), ("device", L) or ("lowrank", `lowrank.Factor`).
+A factor is ("host", L), ("device", L) or ("structured", an object whose `solve` applies
+K^-1: `lowrank.Factor`, `elimination.Factor`).
 """
 from __future__ import annotations
 
@@ -40,9 +41,9 @@ def _cholesky(xp, K):
 
 
 def solve_factor(xp, fac, rhs):
-    """K^-1 rhs with a factor from `shifted` (or ("lowrank", `lowrank.Factor`))."""
+    """K^-1 rhs with a factor from `shifted` (or a structured one, see the module docstring)."""
     kind, L = fac
-    if kind == "lowrank":
+    if kind == "structured":
         return L.solve(rhs)
     if kind == "host":                 # LAPACK directly: cho_solve's checks cost more than
         x, info = lapack.dpotrs(L, rhs, lower=1)      # the solve on small systems

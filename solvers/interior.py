@@ -234,7 +234,7 @@ class Interior:
             pt.W = pt.H                   # affine constraints: nothing to add
             fac = lowrank.factor(xp, pt.H, D, Ji, st.lam / st.s)
             if fac is not None:
-                return _equalities(xp, System(("lowrank", fac), 0.0, Ji, Je))
+                return _equalities(xp, System(("structured", fac), 0.0, Ji, Je))
             pt.H = dense(xp, pt.H)
         pt.W = pt.H + self.cons.hessian(st.y, self._weights(st)) if self.cons.m else pt.H
         K = pt.W + Ji.T @ ((st.lam / st.s)[:, None] * Ji) if Ji.shape[0] else pt.W.copy()

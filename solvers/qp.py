@@ -33,7 +33,7 @@ import numpy as np
 from tensorcalc import Expr
 from tensorcalc.degree import degree
 
-from . import lowrank
+from . import elimination, lowrank
 from .history import HEADER, Iteration, row
 from .factor import shifted, solve_factor
 from .interior import Interior, State
@@ -41,6 +41,7 @@ from .linalg import Blocks
 from .pathfollow import FAR, GAP, MESSAGES, VIOLATION, Result, _callback
 
 TAU = 0.995          # fraction of the step to the boundary
+FLOOR = 0.1          # mu is not aimed below this share of the gap the stop needs (per pair)
 STALL = 1e-4         # primal steps below this, STALLS times in a row: leave to `pathfollow`
 STALLS = 3
 
@@ -48,11 +49,12 @@ STALLS = 3
 def applies(task, ip: Interior) -> bool:
     """Whether the task is a QP in the sense of the module docstring."""
     return (ip.space.identity and not ip.degree and ip.cons.affine()
-            and _quadratic(task.expr, tuple(v.name for v in task.free)))
+            and quadratic(task.expr, tuple(v.name for v in task.free)))
 
 
 @lru_cache(maxsize=256)
-def _quadratic(expr: Expr, names: tuple[str, ...]) -> bool:
+def quadratic(expr: Expr, names: tuple[str, ...]) -> bool:
+    """Whether `expr` is a polynomial of degree at most 2 in `names`."""
     return degree(expr, names) <= 2
 
 
@@ -109,14 +111,16 @@ class Method:
         self.mg = qp.G.shape[0]
         self.m = self.mg + qp.L.size + qp.U.size
         self.b = self.xp.concatenate([qp.h, -qp.lo, qp.up])
+        self.elim = None if isinstance(qp.H, Blocks) else elimination.structure(self.xp, qp.H, qp.G)
+        self.G = qp.G if self.elim is None else self.elim.G      # sparse where mostly 0
 
     def B(self, v):
         xp, qp = self.xp, self.qp
-        return xp.concatenate([qp.G @ v, -v[qp.L], v[qp.U]])
+        return xp.concatenate([self.G @ v, -v[qp.L], v[qp.U]])
 
     def Bt(self, w):
         qp, mg, nl = self.qp, self.mg, self.qp.L.size
-        out = qp.G.T @ w[:mg]
+        out = self.G.T @ w[:mg]
         out[qp.L] -= w[mg:mg + nl]
         out[qp.U] += w[mg + nl:]
         return out
@@ -145,7 +149,9 @@ class Method:
         d[qp.U] += w[mg + nl:]
         if isinstance(qp.H, Blocks):
             fac = lowrank.factor(xp, qp.H, d, qp.G, w[:mg])
-            fac = None if fac is None else ("lowrank", fac)
+            fac = None if fac is None else ("structured", fac)
+        elif self.elim is not None and (found := elimination.factor(self.elim, w[:mg], d)) is not None:
+            fac = ("structured", found)
         else:
             K = qp.H + qp.G.T @ (w[:mg, None] * qp.G)
             K[xp.diag_indices(K.shape[0])] += d
@@ -214,7 +220,8 @@ def _loop(ip: Interior, mth: Method, it: Iterate, max_iter: int, sign: float, hi
         status, record = _check(ip, mth, it, qp.value(xp, it.y, Hy), rd, k, max_iter, sign)
         history.append(record)
         if status is None:
-            moved = _iterate(mth, it, rd, rb, re, record)
+            need = max(ip.tol, GAP * (1 + abs(record.f)))       # the gap the stop asks for
+            moved = _iterate(mth, it, rd, rb, re, record, FLOOR * need / max(mth.m, 1))
             if moved is None or _stalled(history):
                 return None
             it = moved
@@ -256,9 +263,11 @@ def _violation(xp, qp: Data, y) -> float:
     return max(worst + [0.0])
 
 
-def _iterate(mth: Method, it: Iterate, rd, rb, re, record: Iteration) -> Iterate | None:
-    """The next iterate by Mehrotra's predictor and corrector; None where K is not
-    positive definite."""
+def _iterate(mth: Method, it: Iterate, rd, rb, re, record: Iteration, floor: float) -> Iterate | None:
+    """The next iterate by Mehrotra's predictor and corrector, mu aimed no lower than
+    `floor` (below the gap the stop needs, a smaller mu only inflates the weights z / t,
+    whose rounding then keeps stationarity from closing); None where K is not positive
+    definite."""
     xp = mth.xp
     fac, schur = mth.factor(it)
     if fac is None:
@@ -268,8 +277,8 @@ def _iterate(mth: Method, it: Iterate, rd, rb, re, record: Iteration) -> Iterate
     aff = mth.step(fac, schur, it, rd, rb, re, tz)
     ap, ad = _longest(xp, it.t, aff[1], 1.0), _longest(xp, it.z, aff[2], 1.0)
     after = float((it.t + ap * aff[1]) @ (it.z + ad * aff[2])) / max(mth.m, 1)
-    sigma = min(1.0, (after / mu) ** 3) if mu > 0 else 0.0
-    dy, dt, dz, dnu = mth.step(fac, schur, it, rd, rb, re, tz + aff[1] * aff[2] - sigma * mu)
+    target = max(min(1.0, (after / mu) ** 3) * mu, floor) if mu > 0 else 0.0
+    dy, dt, dz, dnu = mth.step(fac, schur, it, rd, rb, re, tz + aff[1] * aff[2] - target)
     tp, td = _longest(xp, it.t, dt, TAU), _longest(xp, it.z, dz, TAU)
     record.step = tp
     y = it.y + tp * dy
@@ -288,4 +297,4 @@ def _result(ip: Interior, mth: Method, it: Iterate, status: int, history: list) 
     return Result(_state(mth, it), None, status, MESSAGES[status], history)
 
 
-__all__ = ["applies", "solve"]
+__all__ = ["applies", "quadratic", "solve"]

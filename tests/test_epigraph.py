@@ -100,3 +100,17 @@ def test_a_variable_only_the_constraints_read():
         assert result.status == 0
         np.testing.assert_allclose(result.x["x"], 1 / 6, atol=1e-7)
         assert float(result.x["s"]) == pytest.approx(0.5, abs=1e-7)
+
+
+def test_auto_takes_the_qp_path_for_a_lifted_lasso_beyond_the_dense_limit():
+    from solvers.constrained import auto
+    rng = np.random.default_rng(4)
+    X, y = rng.standard_normal((60, 1200)), rng.standard_normal(60)
+    task = prepare("examples/lasso.tc", {"X": X, "y": y, "lam": 1.0}, None)
+    lifted = epigraph.lift(task)
+    assert sum(v.size for v in lifted.task.free) == 2400
+    assert auto(lifted.task, lifted.added) == "newton"                  # 1,200 dense entries, a QP
+    assert auto(lifted.task) == "newton"                                 # 2,400 <= AUTO_QP as well
+    text = "variable x[n]\nvariable z[k]\nminimize sum(exp(x)) + sum(z.^2)\nsubject to\n    sum(z) >= 1\n"
+    big = prepare(text, {}, {"x": np.zeros(800), "z": np.zeros(800)})
+    assert auto(big) == "lbfgs"                                          # not a QP, 1,600 entries

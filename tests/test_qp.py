@@ -223,3 +223,33 @@ def test_random_qps_match_cvxpy(seed, general_calls):
     assert result.status == 0 and result.success, result.message
     assert abs(result.fun - problem.value) <= 1e-7 * max(1.0, abs(problem.value))
     assert result.constr_violation <= 1e-8
+
+
+@pytest.mark.parametrize("sparse_rows", [False, True])
+def test_elimination_solves_like_the_dense_matrix(sparse_rows):
+    from solvers import elimination
+    rng = np.random.default_rng(11)
+    r, s, m = 5, 12, 24
+    F = rng.standard_normal((r, r))
+    H = np.zeros((r + s, r + s))
+    H[:r, :r] = F @ F.T + 0.1 * np.eye(r)
+    H[r:, r:] = np.diag(rng.uniform(0, 1, s))
+    G = np.zeros((m, r + s))
+    G[:, :r] = rng.standard_normal((m, r)) * (rng.uniform(size=(m, r)) < (0.03 if sparse_rows else 1.0))
+    G[np.arange(m), r + rng.integers(0, s, m)] = rng.standard_normal(m)      # one S entry per row
+    st = elimination.structure(np, H, G)
+    assert st is not None and list(st.S) == list(range(r, r + s))
+    w, d = rng.uniform(0, 1e6, m), rng.uniform(0, 1, r + s)
+    K = H + G.T @ (w[:, None] * G) + np.diag(d)
+    fac = elimination.factor(st, w, d)
+    v, V = rng.standard_normal(r + s), rng.standard_normal((r + s, 3))
+    np.testing.assert_allclose(K @ fac.solve(v), v, atol=1e-8 * np.abs(K).max())
+    np.testing.assert_allclose(K @ fac.solve(V), V, atol=1e-8 * np.abs(K).max())
+
+
+def test_elimination_declines_rows_touching_two_diagonal_coordinates():
+    from solvers import elimination
+    H = np.diag([1.0, 2.0, 3.0])
+    G = np.array([[1.0, 1.0, 0.0]])                 # touches coordinates 0 and 1: only 2 can go
+    st = elimination.structure(np, H, G)
+    assert st is not None and list(st.S) == [2] and list(st.R) == [0, 1]
