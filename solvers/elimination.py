@@ -11,7 +11,7 @@ diagonal solves. The epigraph variables of a lifted lasso, hinge loss or L1 fit
 (`epigraph`: one per entry, each in its own rows) are such coordinates: their system is
 the size of the original variables, not twice it or more. G is kept sparse (CSR) where
 most of its entries are 0 (a lifted lasso's rows have two), so forming K costs what G
-holds. Every solve is refined once from K's parts, as `lowrank` does: the Schur
+holds (dense below BIG entries, where that is cheaper). Every solve is refined once from K's parts, as `lowrank` does: the Schur
 complement subtracts large terms on active constraints and its rounding would otherwise
 reach the step (Higham, Accuracy and Stability of Numerical Algorithms, ch. 12).
 """
@@ -24,7 +24,8 @@ import scipy.sparse as sp
 
 from .factor import shifted, solve_factor
 
-SPARSE = 0.05          # G kept sparse below this density
+SPARSE = 0.05          # G kept sparse below this density, when it has more than BIG entries
+BIG = 50_000           # (below, SciPy's sparse bookkeeping costs more than dense products)
 WORTH = 0.1            # eliminate only when S holds at least this share of the coordinates
 ROUNDING = 1e-13       # relative size of the shift that covers the Schur complement's rounding
 
@@ -54,9 +55,13 @@ def structure(xp, H, G) -> Structure | None:
     off = H - np.diag(np.diagonal(H))
     candidate = ~(off != 0).any(axis=0)
     touched = G[:, candidate] != 0
-    while touched.size and (touched.sum(axis=1) > 1).any():      # rows touching two: not eliminable
-        shared = touched[touched.sum(axis=1) > 1].any(axis=0)
-        candidate[np.nonzero(candidate)[0][shared]] = False
+    for strict in (False, True):          # rows touching two candidates: drop the dense ones first
+        clash = touched.sum(axis=1) > 1 if touched.size else np.zeros(0, bool)
+        if not clash.any():
+            break
+        counts = touched[clash].sum(axis=0)
+        drop = counts > 0 if strict else counts > 1      # in several clashing rows (a weight, an intercept)
+        candidate[np.nonzero(candidate)[0][drop]] = False
         touched = G[:, candidate] != 0
     S, R = np.nonzero(candidate)[0], np.nonzero(~candidate)[0]
     if S.size < max(1, WORTH * n):
@@ -65,9 +70,7 @@ def structure(xp, H, G) -> Structure | None:
     has = touched.any(axis=1) if touched.size else np.zeros(G.shape[0], bool)
     s_col = np.where(has, touched.argmax(axis=1) if touched.size else 0, -1)
     s_val = np.where(has, G[rows, S[np.maximum(s_col, 0)]] if S.size else 0.0, 0.0)
-    GR = G[:, R]
-    GR = sp.csr_matrix(GR) if GR.size and np.count_nonzero(GR) < SPARSE * GR.size else GR
-    Gs = sp.csr_matrix(G) if G.size and np.count_nonzero(G) < SPARSE * G.size else G
+    GR, Gs = _sparse_if(G[:, R]), _sparse_if(G)
     return Structure(R, S, H[np.ix_(R, R)], np.diagonal(H)[S].copy(), Gs, GR, s_col, s_val, H)
 
 
@@ -114,9 +117,13 @@ def factor(st: Structure, w, d) -> Factor | None:
     if not (k_S > 0).all() or not np.isfinite(k_S).all():
         return None
     rows = np.nonzero(valid)[0]
-    M = sp.csr_matrix(((w * st.s_val)[valid], (rows, st.s_col[valid])), shape=(w.size, st.S.size))
-    K_RS = st.GR.T @ M if sp.issparse(st.GR) else np.asarray((M.T @ st.GR).T)
-    K_RR = st.H_RR + _dense(st.GR.T @ sp.diags(w) @ st.GR if sp.issparse(st.GR) else st.GR.T @ (w[:, None] * st.GR))
+    if sp.issparse(st.GR):
+        M = sp.csr_matrix(((w * st.s_val)[valid], (rows, st.s_col[valid])), shape=(w.size, st.S.size))
+        K_RS, K_RR = st.GR.T @ M, st.H_RR + (st.GR.T @ sp.diags(w) @ st.GR).toarray()
+    else:
+        M = np.zeros((w.size, st.S.size))
+        M[rows, st.s_col[valid]] = (w * st.s_val)[valid]
+        K_RS, K_RR = st.GR.T @ M, st.H_RR + st.GR.T @ (w[:, None] * st.GR)
     K_RR[np.diag_indices(st.R.size)] += d[st.R]
     scaled = K_RS.multiply(1.0 / k_S[None, :]) if sp.issparse(K_RS) else K_RS / k_S[None, :]
     if not st.R.size:
@@ -127,6 +134,11 @@ def factor(st: Structure, w, d) -> Factor | None:
     scale = float(np.abs(np.diagonal(K_RR)).max(initial=1.0))
     L, _ = shifted(np, (schur + schur.T) / 2, ROUNDING * scale, ROUNDING * scale)
     return None if L is None else Factor(st, L, K_RS, k_S, w, d)
+
+
+def _sparse_if(a):
+    """`a` as CSR when large and mostly 0, else as it is."""
+    return sp.csr_matrix(a) if a.size > BIG and np.count_nonzero(a) < SPARSE * a.size else a
 
 
 def _dense(a):
