@@ -47,14 +47,19 @@ def general_calls(monkeypatch):
     return calls
 
 
-def _reference_qp(data):
+def _cvxpy_qp(data):
+    """QP in CVXPY, solved by Clarabel at tight tolerances."""
     cp = pytest.importorskip("cvxpy")
-    n, k = data["q"].size, data["d"].size
-    x, y = cp.Variable(n), cp.Variable(k)
+    x, y = cp.Variable(data["q"].size), cp.Variable(data["d"].size)
     objective = cp.quad_form(x, data["P"]) + data["q"] @ x + cp.sum(cp.multiply(data["d"], y ** 2)) - cp.sum(y)
     problem = cp.Problem(cp.Minimize(objective), [x >= -1, y <= 2, data["a"] @ x + cp.sum(y) <= data["b1"],
                                                   data["c"] @ x == data["b2"]])
     problem.solve(solver="CLARABEL", tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11)
+    return problem
+
+
+def _reference_qp(data):
+    problem = _cvxpy_qp(data)
     assert problem.status == "optimal"
     return problem.value
 
@@ -205,17 +210,11 @@ def test_auto_keeps_newton_for_large_separable_problems():
 def test_random_qps_match_cvxpy(seed, general_calls):
     # sizes, bounds and right-hand sides drawn at random; every one CVXPY calls optimal
     # must be solved to its value with the KKT conditions (any path)
-    cp = pytest.importorskip("cvxpy")
     rng = np.random.default_rng(100 + seed)
     n, k = int(rng.integers(2, 30)), int(rng.integers(1, 10))
     data = qp_data(seed, n, k)
     data["b1"], data["b2"] = float(rng.uniform(-3, 3)), float(rng.uniform(-2, 4))
-    n_, k_ = data["q"].size, data["d"].size
-    x, y = cp.Variable(n_), cp.Variable(k_)
-    objective = cp.quad_form(x, data["P"]) + data["q"] @ x + cp.sum(cp.multiply(data["d"], y ** 2)) - cp.sum(y)
-    problem = cp.Problem(cp.Minimize(objective), [x >= -1, y <= 2, data["a"] @ x + cp.sum(y) <= data["b1"],
-                                                  data["c"] @ x == data["b2"]])
-    problem.solve(solver="CLARABEL", tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11)
+    problem = _cvxpy_qp(data)
     result = solvers.minimize(QP, data=data, method="auto")
     if problem.status != "optimal":
         assert not result.success
