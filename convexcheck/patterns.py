@@ -184,12 +184,13 @@ def _readings(walk, node: Sum):
 def _max_split(walk, terms, c: float, relu: Expr, keep):
     inner = linear_terms(relu.args[0], keep)
     rest = [(k, m) for k, m in terms if not (m is relu and k == c)]
-    b = []
-    for k, m in inner:
+    a, b = [], []
+    for k, m in inner:         # each inner term is a's, or b's when the sum holds it negated
         match = next((i for i, (k2, m2) in enumerate(rest) if m2 is m and math.isclose(k2, -k * c)), None)
-        if match is not None:
+        if match is None:
+            a.append((k, m))
+        else:
             b.append(rest.pop(match))
-    a = [(k, m) for k, m in inner if not any(m is m2 for _, m2 in b)]
     return (a, b, rest) if b else None
 
 

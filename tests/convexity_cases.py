@@ -74,4 +74,8 @@ CASES = [
     ("abs_free", "variable x\nminimize abs(x)", True, False),
     ("exp_neg_abs", "variable x\nminimize exp(-abs(x))", False, False),
     ("abs_square_diff", "variable x\nminimize abs(x^2 - 1)", False, False),
+    # x + relu(x - x) is max(x, x) = x: the max reading once left its a side empty (a = 0,
+    # so the sum read as max(0, x) >= 0) and relu of it was proven affine
+    ("relu_of_max_x_x", "variable x\nminimize relu(x + relu(x - x))", True, False),
+    ("relu_of_max_2x_x", "variable x\nminimize relu(x + relu(2 * x - x))", True, False),
 ]
