@@ -113,6 +113,8 @@ def _summary(result, out: str | None) -> str:
         lines.append(f"warning: {result.warning}")
     lines += [f"status {result.status}: {result.message}",
               f"objective: {result.fun:.15g}   iterations: {result.nit}   time: {result.time_s:.3f} s"]
+    if result.get("lifted"):
+        lines.append(f"kinks lifted into epigraph variables (solved smooth): {', '.join(result.lifted)}")
     if result.get("multipliers"):
         lines.append(f"largest constraint violation: {result.constr_violation:.3g}")
         lines += [f"multiplier of {label}: {_short(value)}" for label, value in result.multipliers.items()]
@@ -147,4 +149,5 @@ def _to_json(result, out: str | None) -> dict:
             "max_abs_jac": {n: float(np.abs(v).max()) if v.size else 0.0 for n, v in result.jac.items()},
             "constr_violation": num(result.get("constr_violation", 0.0)),
             "multipliers": {k: np.asarray(v).tolist() for k, v in result.get("multipliers", {}).items()},
+            "lifted": list(result.get("lifted", [])),
             "history": [it.to_dict() for it in result.history]}

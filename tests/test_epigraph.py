@@ -114,3 +114,16 @@ def test_auto_takes_the_qp_path_for_a_lifted_lasso_beyond_the_dense_limit():
     text = "variable x[n]\nvariable z[k]\nminimize sum(exp(x)) + sum(z.^2)\nsubject to\n    sum(z) >= 1\n"
     big = prepare(text, {}, {"x": np.zeros(800), "z": np.zeros(800)})
     assert auto(big) == "lbfgs"                                          # not a QP, 1,600 entries
+
+
+def test_the_cli_names_the_lifted_variables(tmp_path, capsys):
+    import json
+    from convexcheck_cli import convexcheck_main as main
+    rng = np.random.default_rng(6)
+    data = tmp_path / "lasso.npz"
+    np.savez(data, X=rng.standard_normal((30, 5)), y=rng.standard_normal(30), lam=1.0)
+    assert main(["solve", "examples/lasso.tc", "--data", str(data)]) == 0
+    assert "kinks lifted into epigraph variables (solved smooth): t_abs" in capsys.readouterr().out
+    assert main(["solve", "examples/lasso.tc", "--data", str(data), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["lifted"] == ["t_abs"] and list(report["x"]) == ["w"] and report["status"] == 0
