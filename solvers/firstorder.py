@@ -26,8 +26,10 @@ class LBFGS(GradientMethod):
         self.pairs.clear()
 
     def update(self, s, y):
-        sy = float(s @ y)
-        if sy > 1e-12 * math.sqrt(float(s @ s) * float(y @ y)):
+        sy, yy = float(s @ y), float(y @ y)
+        # yy > 0 too: on denormal data y.y underflows to 0 while s.y does not (the scaling
+        # s.y / y.y of the direction divides by it)
+        if yy > 0 and sy > 1e-12 * math.sqrt(float(s @ s) * yy) and math.isfinite(sy / yy):
             self.pairs.append((s, y, 1.0 / sy))
         else:
             self.notes.append(f"curvature s.y = {sy:.3g} <= 0: update skipped")

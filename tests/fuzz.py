@@ -175,6 +175,24 @@ def constrained_sets(draw):
     return data, draw(st.sampled_from(["newton", "lbfgs", "newton-cg", "auto"]))
 
 
+@st.composite
+def kink_sets(draw):
+    """Data for examples/lasso.tc or svm_hinge.tc (kinks lifted into epigraphs): clean,
+    degenerate (zero or duplicated columns, lam 0 or huge) or hostile; every method."""
+    m, n = draw(st.integers(0, 6)), draw(st.integers(0, 4))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    if draw(st.booleans()):
+        X = rng.normal(size=(m, n)) * 10.0 ** draw(st.integers(-6, 6))
+        if n and draw(st.booleans()):
+            X[:, -1] = X[:, 0] if draw(st.booleans()) else 0.0
+        data = {"X": X, "y": np.sign(rng.normal(size=m)), "lam": draw(st.sampled_from([0.0, 1e-8, 1.0, 1e8]))}
+    else:
+        data = {"X": hostile_values(draw, (m, n)), "y": hostile_values(draw, (m,)),
+                "lam": float(hostile_values(draw, ()))}
+    problem = draw(st.sampled_from([LASSO, SVM_HINGE]))
+    return problem, data, draw(st.sampled_from(["newton", "lbfgs", "newton-cg", "auto"]))
+
+
 # ----------------------------------------------------------------------------- targets
 
 def thesis(text: str) -> None:
@@ -211,6 +229,13 @@ def solve(case) -> None:
 
 LEAST_SQUARES = convexcheck.load_problem(ROOT / "examples" / "least_squares.tc")
 INEQUALITY_QP = convexcheck.load_problem(ROOT / "examples" / "inequality_qp.tc")
+LASSO = convexcheck.load_problem(ROOT / "examples" / "lasso.tc")
+SVM_HINGE = convexcheck.load_problem(ROOT / "examples" / "svm_hinge.tc")
+
+
+def kinks(case) -> None:
+    problem, data, method = case
+    solvers.minimize(problem, data=data, method=method, max_iter=30)
 
 
 def constrained(case) -> None:
@@ -230,7 +255,7 @@ def _run_both(expr, orders: dict, shapes: dict | None = None) -> None:
 
 
 TARGETS = {"thesis": thesis, "expression": expression, "definition": definition, "problem": problem,
-           "solve": solve, "constrained": constrained}
+           "solve": solve, "constrained": constrained, "kinks": kinks}
 
 
 def drive(target: str, value) -> Outcome:

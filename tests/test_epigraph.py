@@ -127,3 +127,11 @@ def test_the_cli_names_the_lifted_variables(tmp_path, capsys):
     assert main(["solve", "examples/lasso.tc", "--data", str(data), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["lifted"] == ["t_abs"] and list(report["x"]) == ["w"] and report["status"] == 0
+
+
+def test_denormal_data_does_not_break_the_quasi_newton_update():
+    # the fuzz target 'kinks' found it: y.y underflowed to 0 while s.y did not, and
+    # L-BFGS divided by it (ZeroDivisionError)
+    data = {"X": np.array([[0.12573022]]), "y": np.array([0.12573022]), "lam": 1e-320}
+    result = solvers.minimize("examples/svm_hinge.tc", data=data, method="lbfgs", max_iter=30)
+    assert result.status in (0, 1, 2)

@@ -10,7 +10,7 @@ import collections
 
 import pytest
 from fuzz import (DEFINITIONS, PROBLEMS, SLOWEST_ALLOWED, THESIS, constrained_sets, data_sets, drive,
-                  expression_texts, mutated)
+                  expression_texts, kink_sets, mutated)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,10 +21,12 @@ STRATEGIES = {
     "problem": st.tuples(mutated(PROBLEMS), st.integers(0, 7).map(lambda k: k == 0)),   # 1 in 8 analysed
     "solve": data_sets(),
     "constrained": constrained_sets(),
+    "kinks": kink_sets(),
 }
-FUZZ_SMOKE = {"thesis": 80, "expression": 80, "definition": 60, "problem": 80, "solve": 40, "constrained": 40}
+FUZZ_SMOKE = {"thesis": 80, "expression": 80, "definition": 60, "problem": 80, "solve": 40, "constrained": 40,
+              "kinks": 30}
 FUZZ_SLOW = {"thesis": 14000, "expression": 12000, "definition": 8000, "problem": 12000, "solve": 5000,
-             "constrained": 3000}
+             "constrained": 3000, "kinks": 2000}
 COUNTS: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
 
 
