@@ -25,11 +25,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import tensorcalc as tc
-
 from . import interior, lagrangian, pathfollow, qp
 from .bounds import Projected
-from .constraints import Constraints, _affine, bound_violation
+from .constraints import Constraints, affine_in, bound_violation
 from .device import to_host
 from .loop import Outcome, run
 from .objective import block_axis
@@ -71,7 +69,7 @@ def solve(task, obj, name: str, make, opts, gtol: float, tol: float) -> Solved:
 def _interior(task, view, cons, opts, gtol, tol) -> Solved:
     ip = interior.Interior(view, cons, opts, gtol, tol)
     y0 = view.pack(task.x0)
-    res = qp.solve(ip, y0, opts.max_iter, opts.sign) if qp.applies(task, ip) else None
+    res = qp.solve(ip, y0, opts.max_iter, opts.sign) if qp.applies(task) else None
     if res is None:            # not a QP, or one whose Newton matrix is not positive definite
         ip = interior.Interior(view, cons, opts, gtol, tol)
         res = pathfollow.solve(ip, y0, opts.max_iter, opts.sign)
@@ -128,17 +126,9 @@ def auto(task, eliminated: tuple[str, ...] = ()) -> str:
     1.5 s by Newton (its Hessian has p^4 entries) and 0.07 s by L-BFGS; the lasso at
     2,000 x 2,000 in 4.3 s by the QP path and not within L-BFGS's 2,000 iterations (52 s)."""
     size = sum(v.size for v in task.free if v.name not in eliminated)
-    if size <= AUTO_DENSE or _blocked(task) or (size <= AUTO_QP and _quadratic_program(task)):
+    if size <= AUTO_DENSE or _blocked(task) or (size <= AUTO_QP and qp.applies(task)):
         return "newton"
     return "lbfgs"
-
-
-def _quadratic_program(task) -> bool:
-    """A quadratic objective and affine constraints, no symmetric matrix variable."""
-    names = tuple(v.name for v in task.free)
-    return (not any(v.attributes.is_symmetric for v in task.free) and qp.quadratic(task.expr, names)
-            and all(_affine(c.expr, tuple(n for n in names if n in tc.variables(c.expr)))
-                    for c in task.constraints))
 
 
 def _blocked(task) -> bool:
@@ -149,7 +139,7 @@ def _blocked(task) -> bool:
     if len(task.free) != 1 or task.free[0].attributes.is_symmetric:
         return False
     v = task.free[0]
-    if not all(_affine(c.expr, (v.name,)) for c in task.constraints if v.name in tc.variables(c.expr)):
+    if not all(affine_in(c.expr, (v.name,)) for c in task.constraints):
         return False
     axis = block_axis(task.expr, (v.name,))
     return axis is not None and v.size * (v.size // v.shape[axis]) <= AUTO_DENSE ** 2

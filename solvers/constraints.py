@@ -30,7 +30,11 @@ from .linalg import Blocks
 
 
 class Part:
-    """One constraint's compiled functions and where its variables sit in z."""
+    """One scalar constraint's compiled functions and where its variables sit in z. The
+    row interface (`rows`, `shape`, `values`, `values_jacobian`, `row_hessian`, `row_hvp`)
+    is the one `Rows` has, for one row."""
+
+    rows, shape = 1, ()
 
     def __init__(self, task: Task, constraint, view: View):
         self.constraint, self.view = constraint, view
@@ -44,7 +48,7 @@ class Part:
                                      if v.name in present])
         self.whole = self.index.size == obj.n
         self.index = view.xp.asarray(self.index)
-        self.affine = _affine(constraint.expr, tuple(v.name for v in free))
+        self.affine = affine_in(constraint.expr, [v.name for v in free])
         self._linear = None       # (gradient, value - gradient . y) of an affine constraint
 
     def _z(self, y):
@@ -88,6 +92,20 @@ class Part:
         part = self.view.space.lift(v)
         part = part if self.whole else part[self.index]
         return self.view.space.grad(self._scatter(self.obj.hvp(self._z(y), part)))
+
+    # ------------------------------------------------------------------ as one row
+    def values(self, y):
+        return self.view.xp.asarray([self.value(y)], dtype=float)
+
+    def values_jacobian(self, y):
+        f, g = self.value_grad(y)
+        return self.view.xp.asarray([f], dtype=float), g[None, :]
+
+    def row_hessian(self, y, w):
+        return float(w[0]) * self.hessian(y)
+
+    def row_hvp(self, y, v, w):
+        return float(w[0]) * self.hvp(y, v)
 
 
 class Rows:
@@ -142,11 +160,11 @@ class Rows:
             full[:, part.index] = J
         return full if space.identity else full[:, space.up] + space.twin * full[:, space.down]
 
-    def hessian(self, y, w):
+    def row_hessian(self, y, w):
         self.weighted.obj.set_fixed(self.weight, w.reshape(self.shape))
         return self.weighted.hessian(y)
 
-    def hvp(self, y, v, w):
+    def row_hvp(self, y, v, w):
         self.weighted.obj.set_fixed(self.weight, w.reshape(self.shape))
         return self.weighted.hvp(y, v)
 
@@ -160,54 +178,50 @@ class Constraints:
         y0 = view.pack(task.x0) if any(c.expr.order for c in task.constraints) else None
         self.parts = [Rows(task, c, view, y0) if c.expr.order else Part(task, c, view) for c in task.constraints]
         self.labels = [c.label for c in task.constraints]
-        sizes = [getattr(p, "rows", 1) for p in self.parts]
+        sizes = [p.rows for p in self.parts]
         self.slices = [slice(a, a + k) for a, k in zip(np.cumsum([0] + sizes[:-1]), sizes)]
         self.equality = view.xp.asarray(np.repeat([c.kind == "==" for c in task.constraints], sizes).astype(bool))
         self.m = int(sum(sizes))
-        self.scalar = all(isinstance(p, Part) for p in self.parts)
 
     def values(self, y):
-        if self.scalar:
-            return self.xp.asarray([p.value(y) for p in self.parts], dtype=float)
-        return self.xp.concatenate([_row(self.xp, p.value(y) if isinstance(p, Part) else p.values(y))
-                                    for p in self.parts])
+        if not self.parts:
+            return self.xp.zeros(0)
+        return self.xp.concatenate([p.values(y).reshape(-1) for p in self.parts])
 
     def values_jacobian(self, y):
         """(c, J): every value, and the gradients as the rows of J (m x n)."""
         if not self.parts:
             return self.xp.zeros(0), self.xp.zeros((0, self.view.n))
-        pairs = [p.value_grad(y) if isinstance(p, Part) else p.values_jacobian(y) for p in self.parts]
-        if self.scalar:
-            return self.xp.asarray([f for f, _ in pairs], dtype=float), self.xp.stack([g for _, g in pairs])
-        return (self.xp.concatenate([_row(self.xp, c) for c, _ in pairs]),
+        pairs = [p.values_jacobian(y) for p in self.parts]
+        return (self.xp.concatenate([c.reshape(-1) for c, _ in pairs]),
                 self.xp.concatenate([J.reshape(-1, self.view.n) for _, J in pairs]))
 
     def hessian(self, y, weights):
         """sum_j w_j H_j (n x n), zero when every weighted constraint is affine."""
         H = self.xp.zeros((self.view.n, self.view.n))
         for p, w in self._weighted(weights):
-            H += p.hessian(y, w) if isinstance(p, Rows) else w * p.hessian(y)
+            H += p.row_hessian(y, w)
         return H
 
     def hvp(self, y, v, weights):
         out = self.xp.zeros(self.view.n)
         for p, w in self._weighted(weights):
-            out += p.hvp(y, v, w) if isinstance(p, Rows) else w * p.hvp(y, v)
+            out += p.row_hvp(y, v, w)
         return out
 
     def _weighted(self, weights):
-        """(part, its weights) for the curved parts with a weight that is not 0."""
+        """(part, its rows' weights) for the curved parts with a weight that is not 0."""
         host = np.asarray(_host(weights))
         for p, rows in zip(self.parts, self.slices):
             w = host[rows]
             if not p.affine and bool((w != 0).any()):
-                yield p, (self.xp.asarray(w) if isinstance(p, Rows) else float(w[0]))
+                yield p, self.xp.asarray(w)
 
     def multipliers(self, rows) -> dict:
         """Row multipliers by label: a number per scalar constraint, an array of the
         constraint's shape per tensor one."""
         host = np.asarray(_host(rows))
-        return {label: float(host[s][0]) if isinstance(p, Part) else host[s].reshape(p.shape)
+        return {label: float(host[s][0]) if not p.shape else host[s].reshape(p.shape)
                 for label, p, s in zip(self.labels, self.parts, self.slices)}
 
     def affine(self) -> bool:
@@ -220,10 +234,6 @@ class Constraints:
         xp = self.xp
         excess = xp.where(self.equality, xp.abs(c), xp.maximum(c, 0.0))
         return float(xp.max(excess)) if bool(xp.isfinite(excess).all()) else math.inf
-
-
-def _row(xp, c):
-    return xp.reshape(xp.asarray(c, dtype=float), (-1,))
 
 
 def _fresh(name: str, taken) -> str:
@@ -257,9 +267,15 @@ def _host(weights):
     return [float(w) for w in (weights.get() if hasattr(weights, "get") else weights)]
 
 
+def affine_in(expr: Expr, names) -> bool:
+    """Whether `expr` is affine in the variables `names` (those it does not read count as
+    affine): no gradient reads one of them. (A zero symbolic Hessian would not do: relu
+    and abs have one and are not affine.)"""
+    found = tc.variables(expr)
+    return _affine(expr, tuple(n for n in names if n in found))
+
+
 @lru_cache(maxsize=256)
 def _affine(expr: Expr, names: tuple[str, ...]) -> bool:
-    """Whether `expr` is affine in `names`: no gradient reads one of them. (A zero
-    symbolic Hessian would not do: relu and abs have one and are not affine.)"""
     found = tc.variables(expr)
     return not any(set(tc.variables(tc.derivative(expr, found[n]))) & set(names) for n in names)

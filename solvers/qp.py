@@ -34,6 +34,7 @@ from tensorcalc import Expr
 from tensorcalc.degree import degree
 
 from . import elimination, lowrank
+from .constraints import affine_in
 from .history import HEADER, Iteration, row
 from .factor import shifted, solve_factor
 from .interior import Interior, State
@@ -46,15 +47,16 @@ STALL = 1e-4         # primal steps below this, STALLS times in a row: leave to 
 STALLS = 3
 
 
-def applies(task, ip: Interior) -> bool:
-    """Whether the task is a QP in the sense of the module docstring."""
-    return (ip.space.identity and not ip.degree and ip.cons.affine()
-            and quadratic(task.expr, tuple(v.name for v in task.free)))
+def applies(task) -> bool:
+    """Whether the task is a QP in the sense of the module docstring: no symmetric (so no
+    definite) matrix variable, a quadratic objective, affine constraints."""
+    names = tuple(v.name for v in task.free)
+    return (not any(v.attributes.is_symmetric for v in task.free) and _quadratic(task.expr, names)
+            and all(affine_in(c.expr, names) for c in task.constraints))
 
 
 @lru_cache(maxsize=256)
-def quadratic(expr: Expr, names: tuple[str, ...]) -> bool:
-    """Whether `expr` is a polynomial of degree at most 2 in `names`."""
+def _quadratic(expr: Expr, names: tuple[str, ...]) -> bool:
     return degree(expr, names) <= 2
 
 
@@ -297,4 +299,4 @@ def _result(ip: Interior, mth: Method, it: Iterate, status: int, history: list) 
     return Result(_state(mth, it), None, status, MESSAGES[status], history)
 
 
-__all__ = ["applies", "quadratic", "solve"]
+__all__ = ["applies", "solve"]

@@ -25,3 +25,15 @@ SCALE = 20 if os.environ.get("HYPOTHESIS_PROFILE") == "slow" else 1
 def examples(n: int) -> int:
     """n examples in the default profile, 20 n in the slow one."""
     return n * SCALE
+
+
+def cupy_or_skip():
+    """CuPy with a usable CUDA device, else the test is skipped."""
+    import pytest
+    cupy = pytest.importorskip("cupy")
+    try:
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            pytest.skip("no CUDA device")
+    except Exception as exc:  # noqa: BLE001 - no driver
+        pytest.skip(f"no usable CUDA device: {exc}")
+    return cupy

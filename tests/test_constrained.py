@@ -15,6 +15,7 @@ import pytest
 import scipy.optimize
 
 import solvers
+from conftest import cupy_or_skip
 from solvers.constraints import Constraints
 from solvers.data import prepare
 from solvers.objective import Objective
@@ -321,12 +322,7 @@ def test_mle_larger_by_auto():
 
 def test_gpu_matches_cpu():
     """The constrained paths on CuPy arrays (skipped without a CUDA device)."""
-    cupy = pytest.importorskip("cupy")
-    try:
-        if cupy.cuda.runtime.getDeviceCount() < 1:
-            pytest.skip("no CUDA device")
-    except Exception as exc:  # noqa: BLE001 - no driver
-        pytest.skip(f"no usable CUDA device: {exc}")
+    cupy_or_skip()
     rng = np.random.default_rng(1)
     cases = [(PORTFOLIO, portfolio_data(12), "newton"), (PORTFOLIO, portfolio_data(12), "lbfgs"),
              (NNLS, {"A": rng.standard_normal((30, 10)), "b": rng.standard_normal(30)}, "newton"),

@@ -15,7 +15,7 @@ import pytest
 import scipy.linalg
 import scipy.optimize
 import scipy.special
-from conftest import examples
+from conftest import cupy_or_skip, examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -585,13 +585,7 @@ def test_maximize_nonconcave_warning_says_concave():
 # --------------------------------------------------------------------------- GPU
 
 def _gpu():
-    cupy = pytest.importorskip("cupy")
-    try:
-        if cupy.cuda.runtime.getDeviceCount() < 1:
-            pytest.skip("no CUDA device")
-    except Exception as exc:  # noqa: BLE001 - no driver
-        pytest.skip(f"no usable CUDA device: {exc}")
-    return cupy
+    return cupy_or_skip()
 
 
 def test_gpu_matches_cpu(logistic_reference):
