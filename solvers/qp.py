@@ -78,24 +78,28 @@ class Data:
     up: object
 
     def hy(self, xp, y):
-        return lowrank.matvec(xp, self.H, y) if isinstance(self.H, Blocks) else self.H @ y
+        return _times(xp, self.H, y)
 
     def value(self, xp, y, Hy) -> float:
         return self.f0 + float(self.q @ y) + 0.5 * float(y @ Hy)
 
 
 def read(ip: Interior, y0) -> Data:
+    """The QP's data from one evaluation at y0 (exact: f is quadratic, c affine)."""
     xp, eq = ip.xp, ip.eq
     f, g, H = ip.view.value_grad_hess(y0)
     c, J = ip.cons.values_jacobian(y0)
-    data = Data(H, None, 0.0, J[~eq], None, J[eq], None, xp.nonzero(ip.hasL)[0], None,
-                xp.nonzero(ip.hasU)[0], None)
-    Hy = data.hy(xp, y0)
-    data.q = g - Hy
-    data.f0 = f - float(data.q @ y0) - 0.5 * float(y0 @ Hy)
-    data.h, data.e = data.G @ y0 - c[~eq], data.E @ y0 - c[eq]
-    data.lo, data.up = ip.lower[data.L], ip.upper[data.U]
-    return data
+    Hy = _times(xp, H, y0)
+    q = g - Hy
+    G, E = J[~eq], J[eq]
+    L, U = xp.nonzero(ip.hasL)[0], xp.nonzero(ip.hasU)[0]
+    return Data(H, q, f - float(q @ y0) - 0.5 * float(y0 @ Hy), G, G @ y0 - c[~eq], E, E @ y0 - c[eq],
+                L, ip.lower[L], U, ip.upper[U])
+
+
+def _times(xp, H, y):
+    """H y for a dense or block-diagonal H."""
+    return lowrank.matvec(xp, H, y) if isinstance(H, Blocks) else H @ y
 
 
 class Iterate:
