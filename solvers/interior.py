@@ -329,7 +329,7 @@ class Interior:
 
 def curvature(xp, W, v) -> float:
     """v' W v for the Hessian of the Lagrangian, dense or `Blocks`."""
-    return float(v @ (lowrank.matvec(xp, W, v) if isinstance(W, Blocks) else W @ v))
+    return float(v @ lowrank.times(xp, W, v))
 
 
 def _equalities(xp, sysm: System) -> System:

@@ -101,6 +101,11 @@ def factor(xp, H: Blocks, diagonal, rows, weights) -> Factor | None:
     return fac if fac.M is not None else None
 
 
+def times(xp, H, v):
+    """H v for a dense or block-diagonal H."""
+    return matvec(xp, H, v) if isinstance(H, Blocks) else H @ v
+
+
 def matvec(xp, H: Blocks, v):
     """H v for a block-diagonal H and a flat vector v."""
     parts = H.split(xp, v)

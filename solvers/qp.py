@@ -78,7 +78,7 @@ class Data:
     up: object
 
     def hy(self, xp, y):
-        return _times(xp, self.H, y)
+        return lowrank.times(xp, self.H, y)
 
     def value(self, xp, y, Hy) -> float:
         return self.f0 + float(self.q @ y) + 0.5 * float(y @ Hy)
@@ -89,17 +89,12 @@ def read(ip: Interior, y0) -> Data:
     xp, eq = ip.xp, ip.eq
     f, g, H = ip.view.value_grad_hess(y0)
     c, J = ip.cons.values_jacobian(y0)
-    Hy = _times(xp, H, y0)
+    Hy = lowrank.times(xp, H, y0)
     q = g - Hy
     G, E = J[~eq], J[eq]
     L, U = xp.nonzero(ip.hasL)[0], xp.nonzero(ip.hasU)[0]
     return Data(H, q, f - float(q @ y0) - 0.5 * float(y0 @ Hy), G, G @ y0 - c[~eq], E, E @ y0 - c[eq],
                 L, ip.lower[L], U, ip.upper[U])
-
-
-def _times(xp, H, y):
-    """H y for a dense or block-diagonal H."""
-    return lowrank.matvec(xp, H, y) if isinstance(H, Blocks) else H @ y
 
 
 class Iterate:
