@@ -26,6 +26,7 @@ METHODS = {"newton": Newton, "newton-cg": NewtonCG, "lbfgs": LBFGS, "gd": Gradie
 MAX_ITER = {"newton": 100, "newton-cg": 200, "lbfgs": 2000, "gd": 20000}
 
 
+@np.errstate(all="ignore")      # every value is checked (statuses, SolverError): no warnings
 def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol: float = 1e-12,
              max_iter: int | None = None, callback=None, verbose: bool = False, data=None, *,
              gtol: float = 1e-8, check: bool = True, c1: float = 1e-4, max_trials: int = 40,
@@ -71,13 +72,6 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
     """
     if method not in METHODS and method != "auto":
         raise SolverError(f"method {method!r} is not one of {', '.join(METHODS)}, auto")
-    with np.errstate(all="ignore"):    # every value is checked (statuses, SolverError): no warnings
-        return _minimize(problem, x0, method, device, tol, max_iter, callback, verbose, data, gtol,
-                         check, c1, max_trials, memory, second_order)
-
-
-def _minimize(problem, x0, method, device, tol, max_iter, callback, verbose, data, gtol, check, c1,
-              max_trials, memory, second_order):
     opts = _options(tol, gtol, max_iter if max_iter is not None else 0, c1, max_trials, verbose, callback)
     task = prepare(problem, data, x0)
     lifted = epigraph.lift(task) if device == "cpu" else epigraph.Lifted(task)
