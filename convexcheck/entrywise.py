@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 
 from tensorcalc import dag
+from tensorcalc.evaluation import fixed_lengths
 
 from .model import Attributes, Declaration, Part, Problem
 
@@ -44,9 +45,10 @@ def _fresh(name: str, taken) -> str:
 
 
 def _dims(expr, declarations: dict) -> tuple:
-    """The declared dimension of each axis of `expr`, read from a variable carrying it (a
-    name of its own where none does: a constant's axis, its length set when sampled)."""
-    found = {}
+    """The dimension of each axis of `expr`: the length a gather fixes, else the declared
+    dimension of a variable carrying it, else a name of its own (a constant's axis, its
+    length set when sampled)."""
+    found = {axis: n for axis, n, _ in fixed_lengths(dag.topo(expr))}   # gathers: slices, defines
     for name, var in dag.variables(expr).items():
         for k, axis in enumerate(var.axes):
             found.setdefault(axis, declarations[name].dims[k])

@@ -22,7 +22,7 @@ from . import dag
 from .dag import Axis, Expr, Special, Var
 from .diff import derivative
 from .errors import TensorCalcError
-from .evaluation import evaluate
+from .evaluation import evaluate, fixed_lengths
 
 LENGTHS = (3, 2, 4, 5)
 MAX_CONDITION = 1e3
@@ -54,9 +54,12 @@ class CheckResult:
 
 
 def axis_lengths(exprs: list[Expr], start: int = 0, sizes: tuple[int, ...] = LENGTHS) -> dict[Axis, int]:
-    """A length for every axis of `exprs`, cycling through `sizes` so neighbours differ."""
-    axes = dict.fromkeys(a for e in exprs for n in dag.topo(e) for a in n.axes)
-    return {a: sizes[(start + k) % len(sizes)] for k, a in enumerate(axes)}
+    """A length for every axis of `exprs`: the one a gather fixes (`x[1:3]`, a define),
+    else cycling through `sizes` so neighbours differ."""
+    nodes = [n for e in exprs for n in dag.topo(e)]
+    fixed = {axis: n for axis, n, _ in fixed_lengths(nodes)}
+    axes = dict.fromkeys(a for n in nodes for a in n.axes)
+    return {a: fixed.get(a, sizes[(start + k) % len(sizes)]) for k, a in enumerate(axes)}
 
 
 def sample_values(variables: Mapping[str, Var], lengths: Mapping[Axis, int], rng: np.random.Generator,

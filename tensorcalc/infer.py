@@ -69,17 +69,24 @@ def parse(text: str) -> Input:
 
 
 @pausing
-def parse_expr(text: str, orders: dict[str, int]) -> Expr:
+def parse_expr(text: str, orders: dict[str, int], shapes: Mapping[str, tuple] | None = None) -> Expr:
     """Parse a bare expression whose variables have the given tensor orders: matrix
     notation (`x' * A * x`), index notation (`x *(i,ij->j) A *(j,j->) x`) or both, after
-    any `let NAME = EXPR` lines (docs/problem-format.md)."""
+    any `let NAME = EXPR` lines (docs/problem-format.md). `shapes` (optional) gives
+    variables' dimensions, lengths or names: matrix-notation operators check them where
+    they meet, and constant indices and slices (`x[0]`, `X[1:3, :]`) need the lengths."""
     syntax = read(text)
     if syntax.is_input:
         raise ParseError("parse_expr takes a bare expression; use tensorcalc.parse for "
                          "'declare ... expression ...'", text, 1, 1)
     for name, order in orders.items():
         _check_name(name, order, text, None)
-    return build(text, syntax.expr, dict(orders), lets=syntax.lets, every_let=True)[0]
+    if shapes is not None:
+        for name, dims in shapes.items():
+            if name not in orders or len(tuple(dims)) != orders[name]:
+                raise ParseError(f"shapes[{name!r}] = {tuple(dims)!r} does not fit the order "
+                                 f"{orders.get(name, 'of an undeclared name')}", text, 1, 1)
+    return build(text, syntax.expr, dict(orders), shapes, lets=syntax.lets, every_let=True)[0]
 
 
 def build(text: str, root: Syntax, orders: Mapping[str, int], dims: Mapping[str, tuple] | None = None,
@@ -142,6 +149,7 @@ class _Analysis:
         self.ids: dict[Syntax, tuple[int, ...]] = {}
         self.built: dict[Syntax, Expr] = {}
         self.specs: dict[Syntax, tuple[str, str, str]] = {}
+        self.plans: dict[Syntax, object] = {}             # accesses: tensorcalc.access.Plan
         self.misfits: dict[Syntax, tuple[str, str]] = {}  # products whose operands do not fit
         self.binding: dict[Syntax, Syntax] = {}          # a name node -> the let expression it names
         self.uf = UnionFind()

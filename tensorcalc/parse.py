@@ -28,6 +28,8 @@ STATEMENT_KEYWORDS = ("variable", "parameter", "declare", "minimize", "maximize"
 class Syntax:
     """One syntax node: `kind` in {number, name, call, access, add, sub, mul, div, hadamard,
     neg, pow, product, transpose} (and `compare`, built by convexcheck for a constraint).
+    An access `x[...]` has no args: its value is (name, subscripts), each a Syntax or a
+    Slice.
     (line, column) is where to point (the operator, the name); [start, end) is the text
     the node covers, brackets included."""
 
@@ -36,6 +38,18 @@ class Syntax:
     def __init__(self, kind, pos, args=(), value=None, span=(0, 0)):
         self.kind, (self.line, self.column), self.args, self.value = kind, pos, tuple(args), value
         self.start, self.end = span
+
+
+@dataclass(frozen=True)
+class Slice:
+    """A subscript `start:stop:step` of an access (each part a Syntax, or None where
+    left out); (line, column) is where it starts."""
+
+    line: int
+    column: int
+    start: Syntax | None
+    stop: Syntax | None
+    step: Syntax | None
 
 
 @dataclass(frozen=True)
@@ -139,7 +153,19 @@ class _Build(lark.Transformer):
 
     def access(self, ch):
         name = ch[0]
-        return Syntax("access", (name.line, name.column), ch[2:-1:2], name.value, (name.start_pos, ch[-1].end_pos))
+        value = (name.value, tuple(ch[2:-1:2]))
+        return Syntax("access", (name.line, name.column), (), value, (name.start_pos, ch[-1].end_pos))
+
+    def slice(self, ch):
+        parts: list[list] = [[]]
+        for c in ch:
+            if isinstance(c, Syntax):
+                parts[-1].append(c)
+            else:
+                parts.append([])
+        first = next((c for c in ch if not isinstance(c, Syntax)), None)
+        where = (ch[0].line, ch[0].column) if isinstance(ch[0], Syntax) else (first.line, first.column)
+        return Slice(*where, *(p[0] if p else None for p in parts + [[]] * (3 - len(parts))))
 
     def paren(self, ch):
         inner = ch[1]
@@ -296,8 +322,8 @@ def _check_brackets(text: str) -> None:
 
 _DESCRIBE = {
     "NAME": "a name", "NUMBER": "a number", "LPAR": "'('", "RPAR": "')'", "PLUS": "'+'", "MINUS": "'-'",
-    "ARROW": "'->'", "COMMA": "','", "LSQB": "'['", "RSQB": "']'", "EQ": "'='", "LE": "'<='", "GE": "'>='",
-    "EQEQ": "'=='", "LT": "'<'", "GT": "'>'", "DERIVATIVE": "'derivative wrt NAME'", "WRT": "'wrt'",
+    "ARROW": "'->'", "COMMA": "','", "COLON": "':'", "LSQB": "'['", "RSQB": "']'", "EQ": "'='", "LE": "'<='",
+    "GE": "'>='", "EQEQ": "'=='", "LT": "'<'", "GT": "'>'", "DERIVATIVE": "'derivative wrt NAME'", "WRT": "'wrt'",
     "_LNL": "a line break", "_CNL": "a line break", "$END": "end of input",
     **{k.upper(): f"'{k}'" for k in STATEMENT_KEYWORDS if k != "derivative"}, "TO": "'to'",
 }

@@ -10,7 +10,7 @@ product `A * x` is the contraction `A *(ij,j->i) x`, `A'` is `A *(ij,->ji) 1`, `
 """
 from __future__ import annotations
 
-from . import dag
+from . import access, dag
 from .matrixinput import axes_mul, build_mul, like, meet, operand, order_mul, scalar_side
 from .parse import Syntax, number_value
 from .sugar import SIGNATURES
@@ -201,13 +201,8 @@ def _order_neg(an, node: Syntax):
     return an.order[node.args[0]]
 
 
-def _order_access(an, node: Syntax):
-    an.fail(node, f"{node.value}[...] reads entries by index, which only a 'define' statement of a problem "
-                  f"file does (define NAME[i < N] = ...)")
-
-
 ORDER = {
-    "number": lambda an, node: None, "name": _order_name, "call": _order_call, "access": _order_access,
+    "number": lambda an, node: None, "name": _order_name, "call": _order_call, "access": access.order,
     "add": _order_elementwise, "sub": _order_elementwise, "div": _order_elementwise,
     "hadamard": _order_elementwise, "compare": _order_elementwise,
     "mul": order_mul, "neg": _order_neg, "pow": _order_pow, "product": _order_product,
@@ -231,7 +226,8 @@ def _child_orders_scalar_multiple(an, node: Syntax):
 
 
 CHILD_ORDERS = {
-    "number": lambda an, node: (), "name": lambda an, node: (), "call": _child_orders_call,
+    "number": lambda an, node: (), "name": lambda an, node: (), "access": lambda an, node: (),
+    "call": _child_orders_call,
     "add": lambda an, node: (an.order[node],) * 2, "sub": lambda an, node: (an.order[node],) * 2,
     "div": lambda an, node: (an.order[node],) * 2, "compare": lambda an, node: (an.order[node],) * 2,
     "hadamard": _child_orders_scalar_multiple, "mul": _child_orders_scalar_multiple,
@@ -306,7 +302,7 @@ def _axes_transpose(an, node: Syntax):
 
 
 AXES = {
-    "number": _axes_fresh, "name": _axes_name, "call": _axes_call,
+    "number": _axes_fresh, "name": _axes_name, "call": _axes_call, "access": access.axes,
     "add": _axes_elementwise, "sub": _axes_elementwise, "div": _axes_elementwise,
     "hadamard": _axes_elementwise, "compare": _axes_elementwise, "mul": axes_mul,
     "neg": lambda an, node: an.ids[node.args[0]], "pow": lambda an, node: an.ids[node.args[0]],
@@ -382,7 +378,7 @@ def _build_transpose(an, node, args, axes, declared):
 
 BUILD = {
     "number": lambda an, node, args, axes, declared: dag.const(number_value(node, an.text), axes),
-    "name": _build_name,
+    "name": _build_name, "access": access.build,
     "call": lambda an, node, args, axes, declared: _CALLS[node.value](an, node, args, axes),
     "add": lambda an, node, args, axes, declared: dag.add(*_spread(args, axes)),
     "sub": lambda an, node, args, axes, declared: dag.sub(*_spread(args, axes)),

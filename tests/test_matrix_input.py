@@ -303,7 +303,7 @@ ERRORS = [
     ("kl_div(x)", {"x": 1}, r"kl_div takes two arguments: kl_div\(x, y\); got 1", 1, 1),
     ("exp(x, x)", {"x": 1}, r"exp takes one argument: exp\(x\); got 2", 1, 1),
     ("vector(x)", {"x": 1}, r"vector\(c\) fills a vector with the scalar c", 1, 1),
-    ("x[1]", {"x": 1}, r"x\[\.\.\.\] reads entries by index, which only a 'define' statement", 1, 1),
+    ("x[1]", {"x": 1}, r"x\[\.\.\.\] picks entries of axis 0 of 'x', which has a length not known here", 1, 1),
     ("let x = 1\nx", {"x": 0}, r"let x: 'x' is already declared", 1, 5),
     ("let t = 1\nlet t = 2\nt", {}, r"let t: 't' is already a let name", 2, 5),
     ("let t = u\nlet u = 1\nt", {}, r"undeclared variable 'u'", 1, 9),

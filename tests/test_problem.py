@@ -345,7 +345,10 @@ MATRIX_ERRORS = [
     ("variable X[n, m]\nmaximize logdet(X)", 2, 10, "det needs a square matrix; X (an n-by-m matrix) is not square"),
     ("variable x[n]\nvariable A[n, n]\nminimize sum(x)\nsubject to\n  sum(x) <= A", 5, 10,
      "the two sides of '<=' do not fit: the left side has order 0 and the right side order 2"),
-    ("variable x[n]\nminimize x[1]", 2, 10, "reads entries by index, which only a 'define' statement"),
+    ("variable x[n]\nminimize x[1]", 2, 10, "x[...] picks entries of axis 0 of 'x', which has length n, not a "
+     "number: declare 'x' with numbers (x[5]), or take the axis whole (:), or write a define statement"),
+    ("variable x[3]\nminimize x[i]", 2, 12, "a subscript of x[...] outside a define statement is a whole number"),
+    ("variable x[3]\nminimize x[3]", 2, 12, "index 3 is out of range for axis 0 of 'x' (length 3)"),
     ("variable x[n]\nlet x = 1\nminimize x' * x", 2, 5, "let x: 'x' is already declared"),
     ("variable x[n]\nminimize x' * x\nsubject to\n  x' * x <= 1\n  x' * x", 5, 3, "constraint 2 has no comparison"),
 ]
