@@ -1,6 +1,7 @@
 """`minimize`: check, compile, solve, and return a SciPy `OptimizeResult`."""
 from __future__ import annotations
 
+import dataclasses
 import time
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -10,7 +11,7 @@ import numpy as np
 from convexcheck import analyze
 from tensorcalc import cache
 
-from . import constrained, epigraph
+from . import constrained, epigraph, feasibility
 from .data import SolverError, Task, prepare
 from .device import array_module, to_host
 from .firstorder import LBFGS, GradientDescent
@@ -63,8 +64,9 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
     (the objective as written: maximised values for maximize), nit, nfev, njev, nhev,
     status (0 converged, 1 iteration limit, 2 line search failed, 3 callback, 4 a
     stationary point that is not a local minimum, 5 no minimiser: the objective falls
-    without bound or towards an infimum it does not attain), success (status 0: the
-    KKT conditions hold to gtol), message, convexity, warning, method (for "auto" the
+    without bound or towards an infimum it does not attain, 6 infeasible: no point
+    satisfies every constraint, x is one of least violation, see `solvers.feasibility`),
+    success (status 0: the KKT conditions hold to gtol), message, convexity, warning, method (for "auto" the
     one picked), device, constr_violation (the largest violation of a constraint, bound
     or cone; 0 without any), multipliers (by constraint label, see
     `solvers.constrained`), and history: one `Iteration` per iterate (with `kkt`
@@ -86,10 +88,36 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
     start = time.perf_counter()
     if work.constrained:              # constraints, closed bounds or matrix variables
         out = constrained.solve(work, obj, method, lambda: _method(method, gtol, tol, memory), opts, gtol, tol)
+        if work.constraints and out.status in (1, 2) and convexity == "convex" and out.violation > feasibility.INFEASIBLE:
+            out = _diagnosed(work, obj, out, opts, gtol, tol, memory)
     else:
         out = run(obj, _method(method, gtol, tol, memory), obj.pack(work.x0), opts)
     result = _result(work, obj, out, method, device, convexity, warning, time.perf_counter() - start)
     return _restore(result, lifted, task, xp) if lifted.added else result
+
+
+def _diagnosed(work: Task, obj: Objective, out, opts: Options, gtol: float, tol: float, memory: int):
+    """`out`, or the point of least violation with status 6 where phase one shows the
+    constraints infeasible (`feasibility`)."""
+    x = {n: to_host(a) for n, a in obj.unpack(out.z).items()}
+    built = feasibility.phase_one(work, x)
+    if built is None:
+        return out
+    phase, owner = built
+    name = constrained.auto(phase)
+    quiet = dataclasses.replace(opts, callback=None, verbose=False, sign=1.0, convex=True, max_iter=MAX_ITER[name])
+    pobj = Objective(phase, obj.xp)
+    res = constrained.solve(phase, pobj, name, lambda: _method(name, gtol, tol, memory), quiet, gtol, tol)
+    if res.status != 0:
+        return out
+    if res.f <= feasibility.INFEASIBLE:
+        return dataclasses.replace(out, message=out.message + feasibility.feasible_note(res.f))
+    found = pobj.unpack(res.z)
+    z = obj.pack({n: found[n] for n in x})
+    f, g = obj.value_grad(z)
+    conflict = feasibility.conflicting(res.multipliers, owner, set(x))
+    return dataclasses.replace(out, z=z, f=f, g=g, status=6, message=feasibility.message(res.f, conflict),
+                               violation=float(res.f), multipliers={})
 
 
 def _restore(result, lifted, task: Task, xp):

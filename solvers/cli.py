@@ -1,7 +1,7 @@
 """`convexcheck solve FILE --data DATA.npz`: verdict, iterations, solution file.
 
 Exit status: 0 converged; 1 stopped without converging (iteration limit, failed line
-search); 2 bad input (the message names the file, array or option); 130 interrupted.
+search, no minimiser, infeasible constraints); 2 bad input (the message names the file, array or option); 130 interrupted.
 """
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ from .device import DEVICES
 from .files import STATUS, check_out, read_npz, write_npz
 
 MAX_ITER = 10_000_000    # as `solvers.minimize` accepts
-EPILOG = ("exit status: 0 converged, 1 stopped without converging, 2 bad input. "
+EPILOG = ("exit status: 0 converged, 1 stopped without converging (or no minimiser, or infeasible), "
+          "2 bad input. "
           "example: convexcheck solve examples/logistic_regression.tc --data data.npz --out w.npz")
 
 
