@@ -14,6 +14,23 @@ curvature rule of its own.
     square(x)          x .^ 2
     trace(A)           tr(A)
 
+CVXPY's names for atoms, as CVXPY defines them (where CVXPY gives an atom an implied
+domain, x .^ p and x .* exp(x) here are the expressions as written, on every x):
+
+    sum_squares(x)     sum(x .^ 2)
+    norm(x)            norm2(x)
+    maximum(a, b)      b + relu(a - b)           (max entry by entry)
+    minimum(a, b)      -(-b + relu(-a + b))      (min entry by entry: -maximum(-a, -b))
+    pos(x)             relu(x)
+    inv_pos(x)         1 ./ x
+    power(x, p)        x .^ p
+    log1p(x)           log(1 + x)
+    xexp(x)            x .* exp(x)
+    rel_entr(x, y)     x .* log(x ./ y)
+    multiply(a, b)     a .* b
+    matrix_frac(x, P)  x' * inv(P) * x
+    tr_inv(X)          tr(inv(X))
+
 A call with the wrong number of arguments is left as it is, for `tensorcalc.infer` to
 refuse by name. An argument used twice is copied (syntax is a tree). The nodes written
 here point at the call (its line and column); the
@@ -29,6 +46,10 @@ SIGNATURES = {
     "logsumexp": "logsumexp(x)", "softplus": "softplus(x)", "logistic": "logistic(x)", "entr": "entr(x)",
     "kl_div": "kl_div(x, y)", "quad_form": "quad_form(x, P)", "quad_over_lin": "quad_over_lin(x, y)",
     "norm1": "norm1(x)", "norm2": "norm2(x)", "square": "square(x)", "trace": "trace(A)",
+    "sum_squares": "sum_squares(x)", "norm": "norm(x)", "maximum": "maximum(a, b)",
+    "minimum": "minimum(a, b)", "pos": "pos(x)", "inv_pos": "inv_pos(x)", "power": "power(x, p)",
+    "log1p": "log1p(x)", "xexp": "xexp(x)", "rel_entr": "rel_entr(x, y)", "multiply": "multiply(a, b)",
+    "matrix_frac": "matrix_frac(x, P)", "tr_inv": "tr_inv(X)",
 }
 
 
@@ -108,3 +129,32 @@ _RULES: dict[str, Callable] = {
     "trace": lambda w, a: w.call("tr", a),
 }
 _RULES.update(log_det=_RULES["logdet"], logsumexp=_log_sum_exp, logistic=_softplus)
+
+
+def _maximum(w, a, b):
+    return w.node("add", b, w.call("relu", w.node("sub", a, w.copy(b))))
+
+
+def _minimum(w, a, b):
+    return w.node("neg", _maximum(w, w.node("neg", a), w.node("neg", b)))
+
+
+def _matrix_frac(w, x, p):
+    return w.node("mul", w.node("mul", w.node("transpose", x), w.call("inv", p)), w.copy(x))
+
+
+_RULES.update({
+    "sum_squares": _sum_squares,
+    "norm": _RULES["norm2"],
+    "maximum": _maximum,
+    "minimum": _minimum,
+    "pos": lambda w, x: w.call("relu", x),
+    "inv_pos": lambda w, x: w.node("div", w.number("1"), x),
+    "power": lambda w, x, p: w.node("pow", x, p),
+    "log1p": lambda w, x: w.call("log", w.node("add", w.number("1"), x)),
+    "xexp": lambda w, x: w.node("hadamard", x, w.call("exp", w.copy(x))),
+    "rel_entr": lambda w, x, y: w.node("hadamard", x, w.call("log", w.node("div", w.copy(x), y))),
+    "multiply": lambda w, a, b: w.node("hadamard", a, b),
+    "matrix_frac": _matrix_frac,
+    "tr_inv": lambda w, a: w.call("tr", w.call("inv", a)),
+})

@@ -97,3 +97,49 @@ def test_grammar_has_no_lalr_conflicts():
     grammar, _ = load_grammar(text, "grammar.lark", [], False)
     _, rules, _ = grammar.compile(["start"], set())
     lalr.LALR_Analyzer(ParserConf(rules, None, ["start"]), strict=True).compute_lalr()
+
+
+# CVXPY's names: (call, core spelling, NumPy meaning as CVXPY defines the atom) on
+# x, y positive vectors, A a matrix, P pd
+CVXPY_NAMES = [
+    ("sum_squares(y)", "sum(y .^ 2)", lambda v: np.sum(v["y"] ** 2)),
+    ("norm(y)", "sqrt(sum(y .^ 2))", lambda v: np.linalg.norm(v["y"])),
+    ("sum(maximum(x, y))", "sum(y + relu(x - y))", lambda v: np.sum(np.maximum(v["x"], v["y"]))),
+    ("sum(minimum(x, y))", "sum(-(-y + relu(-x - -y)))", lambda v: np.sum(np.minimum(v["x"], v["y"]))),
+    ("sum(maximum(y, 0))", "sum(0 + relu(y - 0))", lambda v: np.sum(np.maximum(v["y"], 0))),
+    ("sum(pos(y))", "sum(relu(y))", lambda v: np.sum(np.maximum(v["y"], 0))),
+    ("sum(inv_pos(x))", "sum(1 ./ x)", lambda v: np.sum(1 / v["x"])),
+    ("sum(power(x, 1.5))", "sum(x .^ 1.5)", lambda v: np.sum(v["x"] ** 1.5)),
+    ("sum(log1p(x))", "sum(log(1 + x))", lambda v: np.sum(np.log1p(v["x"]))),
+    ("sum(xexp(y))", "sum(y .* exp(y))", lambda v: np.sum(v["y"] * np.exp(v["y"]))),
+    ("sum(rel_entr(x, x + 1))", "sum(x .* log(x ./ (x + 1)))",
+     lambda v: np.sum(v["x"] * np.log(v["x"] / (v["x"] + 1)))),
+    ("sum(multiply(x, y))", "sum(x .* y)", lambda v: v["x"] @ v["y"]),
+    ("matrix_frac(y, P)", "y' * inv(P) * y", lambda v: v["y"] @ np.linalg.solve(v["P"], v["y"])),
+    ("tr_inv(P)", "tr(inv(P))", lambda v: np.trace(np.linalg.inv(v["P"]))),
+]
+
+
+@pytest.mark.parametrize("call, core, meaning", CVXPY_NAMES)
+def test_cvxpy_names_lower_to_their_core_spelling_and_mean_what_cvxpy_means(call, core, meaning):
+    orders = {"x": 1, "y": 1, "P": 2}
+    assert tc.parse_expr(call, orders) is tc.parse_expr(core, orders)
+    rng = np.random.default_rng(1)
+    B = rng.normal(size=(3, 3))
+    env = {"x": rng.uniform(0.5, 2, 3), "y": rng.normal(size=3), "P": B @ B.T + np.eye(3)}
+    assert np.isclose(tc.evaluate(tc.parse_expr(call, orders), env), meaning(env), rtol=1e-12)
+
+
+@pytest.mark.parametrize("text, convex, concave", [
+    ("variable x\nvariable y\nminimize maximum(x ^ 2, exp(y))", "proven", "disproved"),
+    ("variable x pos\nvariable y pos\nmaximize minimum(log(x), sqrt(y))", "disproved", "proven"),
+    ("variable x nonneg\nminimize power(x, 3) + xexp(x)", "proven", "disproved"),
+    ("variable x\nminimize power(x, 3)", "disproved", "disproved"),
+    ("variable x pos\nvariable y pos\nminimize rel_entr(x, y) + inv_pos(x)", "proven", "disproved"),
+    ("variable x[n]\nvariable P[n, n] pd\nminimize matrix_frac(x, P) + tr_inv(P)", "proven", "disproved"),
+    ("variable x\nvariable y\nminimize maximum(x * y, 0)", "disproved", "disproved"),
+])
+def test_cvxpy_names_get_the_verdicts_of_their_atoms(text, convex, concave):
+    import convexcheck
+    report = convexcheck.analyze(text, samples=10)
+    assert (report.objective.convex.status, report.objective.concave.status) == (convex, concave)
