@@ -143,3 +143,19 @@ def test_cvxpy_names_get_the_verdicts_of_their_atoms(text, convex, concave):
     import convexcheck
     report = convexcheck.analyze(text, samples=10)
     assert (report.objective.convex.status, report.objective.concave.status) == (convex, concave)
+
+
+def test_mean_is_the_sum_over_the_count_with_its_derivative_and_verdicts():
+    import convexcheck
+    rng = np.random.default_rng(2)
+    env = {"x": rng.normal(size=5), "A": rng.normal(size=(3, 4))}
+    for text, want in (("mean(x .^ 2)", np.mean(env["x"] ** 2)), ("mean(A)", np.mean(env["A"])),
+                       ("mean(2)", 2.0)):
+        assert np.isclose(tc.evaluate(tc.parse_expr(text, {"x": 1, "A": 2}), env), want)
+    check = tc.check_derivative(tc.parse_expr("mean(exp(x)) * mean(x)", {"x": 1}), "x", 2, seed=1)
+    assert check.error < 1e-6, str(check)
+    for text, sides in (("variable x[n]\nminimize mean(x .^ 2) - mean(x) ^ 2", ("proven", "disproved")),
+                        ("variable x[n]\nminimize mean(x) ^ 2 - mean(x .^ 2)", ("disproved", "proven")),
+                        ("variable x[n] pos\nmaximize mean(log(x))", ("disproved", "proven"))):
+        report = convexcheck.analyze(text, samples=10)
+        assert (report.objective.convex.status, report.objective.concave.status) == sides, text
