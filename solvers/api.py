@@ -78,6 +78,8 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
     task = prepare(problem, data, x0)
     lifted = epigraph.lift(task) if device == "cpu" else epigraph.Lifted(task)
     work = lifted.task                # kinks of affine arguments as epigraph variables
+    if lifted.added and callback is not None:
+        opts.callback = _hiding(callback, lifted.added)
     if method == "auto":
         method = constrained.auto(work, lifted.added)
     opts.max_iter = max_iter if max_iter is not None else MAX_ITER[method]
@@ -118,6 +120,16 @@ def _diagnosed(work: Task, obj: Objective, out, opts: Options, gtol: float, tol:
     conflict = feasibility.conflicting(res.multipliers, owner, set(x))
     return dataclasses.replace(out, z=z, f=f, g=g, status=6, message=feasibility.message(res.f, conflict),
                                violation=float(res.f), multipliers={})
+
+
+def _hiding(callback, names: tuple[str, ...]):
+    """The callback, shown x without the epigraph variables (its fun is the lifted
+    objective's: the same wherever each t equals its kink)."""
+    def call(result):
+        for name in names:
+            result.x.pop(name, None)
+        return callback(result)
+    return call
 
 
 def _restore(result, lifted, task: Task, xp):

@@ -135,3 +135,13 @@ def test_denormal_data_does_not_break_the_quasi_newton_update():
     data = {"X": np.array([[0.12573022]]), "y": np.array([0.12573022]), "lam": 1e-320}
     result = solvers.minimize("examples/svm_hinge.tc", data=data, method="lbfgs", max_iter=30)
     assert result.status in (0, 1, 2)
+
+
+@pytest.mark.parametrize("method", ["newton", "lbfgs"])
+def test_callbacks_see_the_original_variables_only(method):
+    rng = np.random.default_rng(3)
+    X, y = rng.standard_normal((30, 5)), rng.standard_normal(30)
+    seen = []
+    result = solvers.minimize("examples/lasso.tc", data={"X": X, "y": y, "lam": 1.0}, method=method,
+                              callback=lambda r: seen.append(sorted(r.x)))
+    assert result.success and seen and all(keys == ["w"] for keys in seen)
