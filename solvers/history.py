@@ -63,10 +63,11 @@ def row(it: Iteration) -> str:
 
 
 def optimize_result(**fields):
-    """A SciPy `OptimizeResult` (scipy.optimize is imported on first use, not when the
-    package is: `convexcheck analyze` never pays for it)."""
-    from scipy.optimize import OptimizeResult
-    return OptimizeResult(**fields)
+    """A SciPy `OptimizeResult` (`solvers.result.Result`: printable with empty dicts;
+    scipy.optimize is imported on first use, not when the package is: `convexcheck
+    analyze` never pays for it)."""
+    from .result import Result
+    return Result(**fields)
 
 
 class Clock:

@@ -629,3 +629,14 @@ def test_gpu_block_newton():
     cpu = solvers.alternate(MF, ["U", "V"], x0=x0, data=data, device="cpu")
     assert gpu.status == cpu.status == 0
     assert gpu.fun == pytest.approx(cpu.fun, abs=1e-12)
+
+
+def test_results_print_and_pickle_with_empty_dict_fields():
+    import pickle
+    from scipy.optimize import OptimizeResult
+    result = solvers.minimize("variable x[3]\nminimize sum((x - 1) .^ 2)")
+    assert result.multipliers == {} and isinstance(result, OptimizeResult)
+    text = repr(result)                    # SciPy's formatter alone fails on the empty dict
+    assert "multipliers: {}" in text and "converged" in text
+    again = pickle.loads(pickle.dumps(result))
+    assert again.fun == result.fun and np.array_equal(again.x["x"], result.x["x"])
