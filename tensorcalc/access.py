@@ -3,6 +3,10 @@ NumPy's meaning (indices from 0, negative ones from the end, slices with Python'
 trailing axes left out taken whole): the rules of the meaning stage for the `access`
 kind (`tensorcalc.rules` registers them in its tables).
 
+`max(x)` and `min(x)`, the largest and smallest entry, read every entry so (x's lengths
+numbers, at most MAX_ENTRIES entries) and nest the pairwise max b + relu(a - b) over
+them, as `convexcheck.from_cvxpy` lowers CVXPY's max; min(x) is -max(-x).
+
 An access lowers to a Gather (`tensorcalc.affine`), so derivatives and the convexity
 certificate see a linear map. Axes taken whole (`:`) pass through as the gather's
 batch axes and keep their dimension, a name or a length; an index or any other slice
@@ -12,12 +16,15 @@ are letters belong to a `define` statement.
 """
 from __future__ import annotations
 
+import itertools
+import math
 from typing import NamedTuple
 
 from . import affine, dag
 from .parse import Slice, Syntax
 
 WHOLE = Slice(0, 0, None, None, None)      # an axis left out: taken whole
+MAX_ENTRIES = 32                           # max(x), min(x): entries read (one kink each)
 
 
 class Plan(NamedTuple):
@@ -128,3 +135,19 @@ def _whole(an, sub, node: Syntax) -> int:
                      f"(x[0], x[-1]) or a slice (x[1:3], X[:, 0]); to index by a letter, write a define "
                      f"statement: define NAME[i < N] = ...")
     return -int(digits.value) if negative else int(digits.value)
+
+
+def build_max(an, node: Syntax, args, axes) -> dag.Expr:
+    """max(x) as nested b + relu(a - b) over x's entries; min(x) as -max(-x)."""
+    x = args[0] if node.value == "max" else dag.neg(args[0])
+    dims = an.uf.dims(an.ids[node.args[0]])
+    if not all(isinstance(d, int) for d in dims) or math.prod(dims) > MAX_ENTRIES:
+        shown = ", ".join(str(d) for d in dims)
+        an.fail(node, f"{node.value}(x) reads every entry of x, so its lengths must be numbers with at most "
+                      f"{MAX_ENTRIES} entries in all; x here has shape ({shown}): use maximum(a, b) entry by "
+                      f"entry, or log_sum_exp(x) for a smooth upper bound")
+    best = None
+    for index in itertools.product(*(range(d) for d in dims)):
+        entry = affine.gather(x, 0, (), dims, [((), k, 1) for k in index], (), ()) if dims else x
+        best = entry if best is None else dag.add(entry, dag.elementwise("relu", dag.sub(best, entry)))
+    return best if node.value == "max" else dag.neg(best)

@@ -21,9 +21,11 @@ CALLABLE = {
     **{f: (1, 1, f"{f}(x)") for f in ELEMENTWISE + ("sqrt",)},
     **{f: (1, 1, f"{f}(A)") for f in dag.SPECIAL + ("tr",)},
     "diag": (1, 1, "diag(x) or diag(A)"), "sum": (1, 2, "sum(x) or sum(A, axis)"), "mean": (1, 1, "mean(x)"),
+    "max": (1, 1, "max(x)"), "min": (1, 1, "min(x)"),
     "delta": (1, 1, "delta(n)"), "vector": (1, 1, "vector(c)"), "matrix": (1, 1, "matrix(c)"),
     **{f: (s.count(",") + 1, s.count(",") + 1, s) for f, s in SIGNATURES.items()},
 }
+REDUCTIONS = ("sum", "mean", "max", "min")       # to a scalar (sum also along an axis)
 CONSTANT_NAMES = {"eye": 2, "ones": 1}           # bare names that are constants unless declared
 
 
@@ -118,7 +120,7 @@ def _order_call(an, node: Syntax):
     if fn == "sum" and len(node.args) == 2:
         _axis(an, node)
         return order - 1
-    if fn in ("sum", "mean"):
+    if fn in REDUCTIONS:
         return 0
     if fn in ("vector", "matrix"):
         if order not in (None, 0):
@@ -214,7 +216,7 @@ ORDER = {
 
 def _child_orders_call(an, node: Syntax):
     fn = node.value
-    if fn in ("delta", "vector", "matrix", "mean") or (fn == "sum" and len(node.args) == 1):
+    if fn in ("delta", "vector", "matrix", *REDUCTIONS[1:]) or (fn == "sum" and len(node.args) == 1):
         return (0,)       # delta's n is a number, not a tensor; sum(2) sums a scalar
     if fn in dag.SPECIAL + ("tr",):
         return (2,)
@@ -261,7 +263,7 @@ def _axes_call(an, node: Syntax):
     if fn in ("vector", "matrix"):
         return _axes_fresh(an, node)
     ids = an.ids[arg]
-    if fn in ("sum", "mean"):
+    if fn in REDUCTIONS:
         k = _axis(an, node) if len(node.args) == 2 else None
         return () if k is None else ids[:k] + ids[k + 1:]
     if fn == "diag" and len(ids) == 1:
@@ -342,7 +344,7 @@ def _build_diag(an, node, args, axes):
 
 _CALLS = {
     "delta": lambda an, node, args, axes: dag.delta(_delta_n(an, node), axes),
-    "sum": _build_sum, "vector": _build_fill,
+    "sum": _build_sum, "vector": _build_fill, "max": access.build_max, "min": access.build_max,
     "mean": lambda an, node, args, axes: dag.div(_sum_all(args[0]), _sum_all(dag.const(1.0, args[0].axes))), "matrix": _build_fill, "diag": _build_diag,
     "sqrt": lambda an, node, args, axes: dag.power(args[0], dag.const(0.5)),
     "tr": lambda an, node, args, axes: dag.product(args[0], dag.const(1.0), ("ii", "", "")),

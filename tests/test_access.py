@@ -130,3 +130,36 @@ def test_bad_accesses_are_refused_at_their_place(text, line, column, message):
         convexcheck.load_problem(text)
     assert message in str(err.value)
     assert (err.value.line, err.value.column) == (line, column)
+
+
+def test_max_and_min_read_every_entry_as_numpy_does():
+    rng = np.random.default_rng(4)
+    env = {"x": rng.standard_normal(5), "A": rng.standard_normal((2, 3)), "s": np.float64(-0.3)}
+    shapes = {"x": (5,), "A": (2, 3), "s": ()}
+    for text, want in (("max(x)", env["x"].max()), ("min(A)", env["A"].min()), ("max(s)", -0.3),
+                       ("max(abs(x)) - min(A .^ 2)", np.abs(env["x"]).max() - (env["A"] ** 2).min())):
+        assert tc.evaluate(tc.parse_expr(text, {"x": 1, "A": 2, "s": 0}, shapes), env) == pytest.approx(want)
+
+
+@pytest.mark.parametrize("text, convex, concave", [
+    ("variable x[4]\nminimize max(x .^ 2) + max(exp(x))", "proven", "disproved"),
+    ("variable x[4]\nmaximize min(log(x + 10))", "disproved", "proven"),
+    ("parameter A[5, 3]\nparameter b[5]\nvariable x[3]\nminimize max(abs(A * x - b))", "proven", None),
+    ("variable x[4]\nminimize max(-x .^ 2)", "disproved", None),
+    ("variable x[4]\nminimize min(x .^ 2)", "not proven", None),    # its kinks hide from sampling
+])
+def test_max_and_min_get_the_verdicts_of_their_operands(text, convex, concave):
+    report = convexcheck.analyze(text, samples=10)
+    if convex == "not proven":
+        assert report.objective.convex.status != "proven"
+    else:
+        assert report.objective.convex.status == convex
+    if concave is not None:
+        assert report.objective.concave.status == concave
+
+
+def test_max_of_unknown_or_many_lengths_is_refused_with_the_fix():
+    for text in ("variable x[n]\nminimize max(x)", "variable x[40]\nminimize max(x)"):
+        with pytest.raises(ProblemError, match=r"max\(x\) reads every entry of x, so its lengths must be numbers "
+                                               r"with at most 32 entries in all.*log_sum_exp"):
+            convexcheck.load_problem(text)

@@ -145,3 +145,41 @@ def test_callbacks_see_the_original_variables_only(method):
     result = solvers.minimize("examples/lasso.tc", data={"X": X, "y": y, "lam": 1.0}, method=method,
                               callback=lambda r: seen.append(sorted(r.x)))
     assert result.success and seen and all(keys == ["w"] for keys in seen)
+
+
+MAXES = [
+    # (problem text, CVXPY objective of x; the data are A[8, 3], b[8])
+    ("parameter A[8, 3]\nparameter b[8]\nvariable x[3]\nminimize max(abs(A * x - b))",
+     lambda cp, A, b, x: cp.norm_inf(A @ x - b), ["t_abs", "t_max"]),
+    ("parameter A[8, 3]\nparameter b[8]\nvariable x[3]\nminimize sum(maximum(A * x - b, -0.5 * (A * x - b)))"
+     " + 0.1 * sum_squares(x)",
+     lambda cp, A, b, x: cp.sum(cp.maximum(A @ x - b, -0.5 * (A @ x - b))) + 0.1 * cp.sum_squares(x), ["t_max"]),
+    ("parameter A[8, 3]\nparameter b[8]\nvariable x[3]\nminimize max(A[0:4] * x - b[0:4]) + sum_squares(x)",
+     lambda cp, A, b, x: cp.max(A[0:4] @ x - b[0:4]) + cp.sum_squares(x), ["t_max"]),
+    ("variable x[3]\nminimize maximum(x' * x, 1 - sum(x))",
+     lambda cp, A, b, x: cp.maximum(cp.sum_squares(x), 1 - cp.sum(x)), ["t_max"]),
+]
+
+
+@pytest.mark.parametrize("method", ["auto", "lbfgs"])
+@pytest.mark.parametrize("text, cvxpy_objective, lifted", MAXES)
+def test_maxes_are_lifted_and_solved_as_cvxpy_does(text, cvxpy_objective, lifted, method):
+    cp = pytest.importorskip("cvxpy")
+    rng = np.random.default_rng(1)
+    A, b = rng.standard_normal((8, 3)), rng.standard_normal(8)
+    result = solvers.minimize(text, data={"A": A, "b": b} if "A[" in text else {}, method=method)
+    x = cp.Variable(3)
+    problem = cp.Problem(cp.Minimize(cvxpy_objective(cp, A, b, x)))
+    problem.solve(solver="CLARABEL")
+    assert problem.status == "optimal"
+    reference = problem.value
+    assert result.success and result.lifted == lifted and list(result.x) == ["x"]
+    assert result.fun == pytest.approx(reference, rel=1e-6, abs=1e-8)
+    assert result.fun <= reference + 1e-9 * max(1.0, abs(reference))     # no worse than Clarabel's
+
+
+def test_maximising_the_smallest_entry_on_the_simplex_spreads_evenly():
+    result = solvers.minimize("variable x[4] nonneg\nmaximize min(x)\nsubject to\n  sum(x) == 1")
+    assert result.success and result.lifted == ["t_max"]
+    np.testing.assert_allclose(result.x["x"], 0.25, atol=1e-8)
+    assert result.fun == pytest.approx(0.25, abs=1e-10)
