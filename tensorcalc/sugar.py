@@ -30,6 +30,7 @@ domain, x .^ p and x .* exp(x) here are the expressions as written, on every x):
     multiply(a, b)     a .* b
     matrix_frac(x, P)  x' * inv(P) * x
     tr_inv(X)          tr(inv(X))
+    norm_inf(x)        max(abs(x))               (x's lengths numbers: `max` reads every entry)
 
 A call with the wrong number of arguments is left as it is, for `tensorcalc.infer` to
 refuse by name. An argument used twice is copied (syntax is a tree). The nodes written
@@ -49,7 +50,7 @@ SIGNATURES = {
     "sum_squares": "sum_squares(x)", "norm": "norm(x)", "maximum": "maximum(a, b)",
     "minimum": "minimum(a, b)", "pos": "pos(x)", "inv_pos": "inv_pos(x)", "power": "power(x, p)",
     "log1p": "log1p(x)", "xexp": "xexp(x)", "rel_entr": "rel_entr(x, y)", "multiply": "multiply(a, b)",
-    "matrix_frac": "matrix_frac(x, P)", "tr_inv": "tr_inv(X)",
+    "matrix_frac": "matrix_frac(x, P)", "tr_inv": "tr_inv(X)", "norm_inf": "norm_inf(x)",
 }
 
 
@@ -157,4 +158,5 @@ _RULES.update({
     "multiply": lambda w, a, b: w.node("hadamard", a, b),
     "matrix_frac": _matrix_frac,
     "tr_inv": lambda w, a: w.call("tr", w.call("inv", a)),
+    "norm_inf": lambda w, x: w.call("max", w.call("abs", x)),
 })

@@ -117,17 +117,19 @@ CVXPY_NAMES = [
     ("sum(multiply(x, y))", "sum(x .* y)", lambda v: v["x"] @ v["y"]),
     ("matrix_frac(y, P)", "y' * inv(P) * y", lambda v: v["y"] @ np.linalg.solve(v["P"], v["y"])),
     ("tr_inv(P)", "tr(inv(P))", lambda v: np.trace(np.linalg.inv(v["P"]))),
+    ("norm_inf(y)", "max(abs(y))", lambda v: np.abs(v["y"]).max()),
 ]
 
 
 @pytest.mark.parametrize("call, core, meaning", CVXPY_NAMES)
 def test_cvxpy_names_lower_to_their_core_spelling_and_mean_what_cvxpy_means(call, core, meaning):
     orders = {"x": 1, "y": 1, "P": 2}
-    assert tc.parse_expr(call, orders) is tc.parse_expr(core, orders)
+    shapes = {"x": (3,), "y": (3,), "P": (3, 3)}
+    assert tc.parse_expr(call, orders, shapes) is tc.parse_expr(core, orders, shapes)
     rng = np.random.default_rng(1)
     B = rng.normal(size=(3, 3))
     env = {"x": rng.uniform(0.5, 2, 3), "y": rng.normal(size=3), "P": B @ B.T + np.eye(3)}
-    assert np.isclose(tc.evaluate(tc.parse_expr(call, orders), env), meaning(env), rtol=1e-12)
+    assert np.isclose(tc.evaluate(tc.parse_expr(call, orders, shapes), env), meaning(env), rtol=1e-12)
 
 
 @pytest.mark.parametrize("text, convex, concave", [
