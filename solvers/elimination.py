@@ -55,12 +55,12 @@ def structure(xp, H, G) -> Structure | None:
     off = H - np.diag(np.diagonal(H))
     candidate = ~(off != 0).any(axis=0)
     touched = G[:, candidate] != 0
-    for strict in (False, True):          # rows touching two candidates: drop the dense ones first
-        clash = touched.sum(axis=1) > 1 if touched.size else np.zeros(0, bool)
+    while touched.size:                   # rows touching two candidates: drop the densest first
+        clash = touched.sum(axis=1) > 1
         if not clash.any():
             break
-        counts = touched[clash].sum(axis=0)
-        drop = counts > 0 if strict else counts > 1      # in several clashing rows (a weight, an intercept)
+        counts = touched[clash].sum(axis=0)  # a weight or an intercept is in every row, t_i in two
+        drop = counts >= max(1, int(counts.max()) // 2)
         candidate[np.nonzero(candidate)[0][drop]] = False
         touched = G[:, candidate] != 0
     S, R = np.nonzero(candidate)[0], np.nonzero(~candidate)[0]

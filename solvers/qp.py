@@ -204,13 +204,44 @@ def solve(ip: Interior, y0, max_iter: int, sign: float = 1.0) -> Result | None:
     st = ip.start(y0)
     qp = read(ip, st.y)
     mth = Method(ip, qp)
-    it = Iterate(st.y, mth.exact(st.y, xp.concatenate([st.s, xp.ones(mth.m - mth.mg)])),
-                 xp.concatenate([st.lam, st.zl[qp.L], st.zu[qp.U]]), st.nu)
+    it = _start(ip, mth, st)
     history = []
     if opts.verbose:
         print(HEADER)
     with np.errstate(all="ignore"):      # every value is checked: `_check`, `_iterate`
         return _loop(ip, mth, it, max_iter, sign, history)
+
+
+def _start(ip: Interior, mth: Method, st: State) -> Iterate:
+    """Mehrotra's starting point (Wright, Primal-Dual Interior-Point Methods, p. 210; as
+    CVXOPT's coneqp): y minimising f + |B y - b|^2 / 2 subject to E y = e (the Newton
+    matrix with unit weights), moved inside its bounds; the rows' slacks t = h - G y and
+    duals -t shifted positive (by 1.5 times their most negative entry) and balanced (by
+    half their product over the other's sum); the bound rows' duals at the same average
+    product. The plain start of `Interior.start` where this fails."""
+    xp, qp, mg = mth.xp, mth.qp, mth.mg
+    plain = Iterate(st.y, mth.exact(st.y, xp.concatenate([st.s, xp.ones(mth.m - mg)])),
+                    xp.concatenate([st.lam, st.zl[qp.L], st.zu[qp.U]]), st.nu)
+    fac, schur = mth.factor(Iterate(st.y, xp.ones(mth.m), xp.ones(mth.m), st.nu)) if mg else (None, None)
+    if fac is None:
+        return plain
+    y = solve_factor(xp, fac, mth.Bt(mth.b) - qp.q)
+    if schur is not None:
+        Y, Sinv = schur
+        y = y - Y @ (Sinv @ (qp.E @ y - qp.e))
+    y = ip.start(y).y                                  # inside the bounds
+    t = qp.h - qp.G @ y
+    z = -t
+    t, z = t + max(-1.5 * float(t.min()), 0.0), z + max(-1.5 * float(z.min()), 0.0)
+    if not float(t @ z) > 0:                           # t = z = 0: the rows hold exactly
+        t, z = t + 1.0, z + 1.0
+    tz = float(t @ z)
+    t, z = t + 0.5 * tz / float(z.sum()), z + 0.5 * tz / float(t.sum())
+    if not (bool(xp.all(t > 0)) and bool(xp.all(z > 0)) and math.isfinite(float(t @ z))):
+        return plain
+    full = mth.exact(y, xp.concatenate([t, xp.ones(mth.m - mg)]))
+    mu = float(t @ z) / mg
+    return Iterate(y, full, xp.concatenate([z, mu / full[mg:]]), xp.zeros_like(st.nu))
 
 
 def _loop(ip: Interior, mth: Method, it: Iterate, max_iter: int, sign: float, history: list):
