@@ -47,6 +47,8 @@ KNOWN = {
     ("sdp_min_eigenvalue", "newton-cg"): "psd variable at the cone's boundary: line search fails (status 2)",
     ("psd_projection", "lbfgs"): "psd variable at the cone's boundary: line search fails (status 2)",
     ("psd_projection", "newton-cg"): "psd variable at the cone's boundary: line search fails (status 2)",
+    **{("ls_in_l1_ball", m): "constr_violation is the lifted problem's (7e-11): the L1 ball itself is "
+       "violated by 4e-10, above the gtol / 100 that success requires" for m in ("lbfgs", "newton-cg")},
     ("geometric_mean_budget", "lbfgs"): "sqrt(x y) from x = y = 0: line search fails at once (status 2, fun 0)",
     **{("norm2_zero_residual", m): "norm2 kink at a zero residual is not lifted: status 1/2 at the optimum"
        for m in ("auto", "newton", "lbfgs", "newton-cg")},
@@ -102,6 +104,8 @@ def test_solvable(name, method):
     assert result.constr_violation <= 1e-8
     fun_at_x, violation = sac.evaluate(case, data, result.x)
     assert violation <= 1e-8, f"CVXPY measures a violation of {violation:.2e} at x"
+    assert violation <= max(2 * result.constr_violation, 1e-12), \
+        f"constr_violation {result.constr_violation:.2e} under-reports CVXPY's {violation:.2e}"
     assert abs(fun_at_x - result.fun) <= 1e-9 * scale, "fun is not the objective at x"
 
 
