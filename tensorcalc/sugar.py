@@ -31,6 +31,7 @@ domain, x .^ p and x .* exp(x) here are the expressions as written, on every x):
     matrix_frac(x, P)  x' * inv(P) * x
     tr_inv(X)          tr(inv(X))
     norm_inf(x)        max(abs(x))               (x's lengths numbers: `max` reads every entry)
+    geo_mean(x)        exp(mean(log(x)))         (x > 0: log's domain)
 
 A call with the wrong number of arguments is left as it is, for `tensorcalc.infer` to
 refuse by name. An argument used twice is copied (syntax is a tree). The nodes written
@@ -51,6 +52,7 @@ SIGNATURES = {
     "minimum": "minimum(a, b)", "pos": "pos(x)", "inv_pos": "inv_pos(x)", "power": "power(x, p)",
     "log1p": "log1p(x)", "xexp": "xexp(x)", "rel_entr": "rel_entr(x, y)", "multiply": "multiply(a, b)",
     "matrix_frac": "matrix_frac(x, P)", "tr_inv": "tr_inv(X)", "norm_inf": "norm_inf(x)",
+    "geo_mean": "geo_mean(x)",
 }
 
 
@@ -159,4 +161,5 @@ _RULES.update({
     "matrix_frac": _matrix_frac,
     "tr_inv": lambda w, a: w.call("tr", w.call("inv", a)),
     "norm_inf": lambda w, x: w.call("max", w.call("abs", x)),
+    "geo_mean": lambda w, x: w.call("exp", w.call("mean", w.call("log", x))),
 })

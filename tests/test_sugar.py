@@ -118,6 +118,7 @@ CVXPY_NAMES = [
     ("matrix_frac(y, P)", "y' * inv(P) * y", lambda v: v["y"] @ np.linalg.solve(v["P"], v["y"])),
     ("tr_inv(P)", "tr(inv(P))", lambda v: np.trace(np.linalg.inv(v["P"]))),
     ("norm_inf(y)", "max(abs(y))", lambda v: np.abs(v["y"]).max()),
+    ("geo_mean(x)", "exp(mean(log(x)))", lambda v: np.prod(v["x"]) ** (1 / 3)),
 ]
 
 
@@ -140,6 +141,7 @@ def test_cvxpy_names_lower_to_their_core_spelling_and_mean_what_cvxpy_means(call
     ("variable x pos\nvariable y pos\nminimize rel_entr(x, y) + inv_pos(x)", "proven", "disproved"),
     ("variable x[n]\nvariable P[n, n] pd\nminimize matrix_frac(x, P) + tr_inv(P)", "proven", "disproved"),
     ("variable x\nvariable y\nminimize maximum(x * y, 0)", "disproved", "disproved"),
+    ("variable x[n] pos\nmaximize geo_mean(x)", "disproved", "proven"),
 ])
 def test_cvxpy_names_get_the_verdicts_of_their_atoms(text, convex, concave):
     import convexcheck
