@@ -24,6 +24,7 @@ EXPECTED = {
     "quad_over_lin": ("convex", P, D, {"x": (P, D), "y": (P, D)}),
     "geometric_mean": ("convex", D, P, {"x": (D, P), "y": (D, P)}),
     "constrained": ("convex", D, P, {"p": (D, P)}),
+    "chebyshev": ("convex", P, U, {"x": (P, U)}),
 }
 
 
@@ -103,3 +104,18 @@ def test_cli_bad_option_is_an_argparse_error(option, capsys):
         main(["analyze", "examples/rosenbrock.tc", *option])
     assert exc.value.code == 2
     assert f"argument {option[0]}:" in capsys.readouterr().err
+
+
+def test_chebyshev_example_solves_to_cvxpys_value():
+    cp = pytest.importorskip("cvxpy")
+    import numpy as np
+    import solvers
+    rng = np.random.default_rng(0)
+    A, b = rng.standard_normal((20, 4)), rng.standard_normal(20)
+    result = solvers.minimize("examples/chebyshev.tc", data={"A": A, "b": b})
+    x = cp.Variable(4)
+    problem = cp.Problem(cp.Minimize(cp.norm_inf(A @ x - b)))
+    problem.solve(solver="CLARABEL")
+    assert result.success and result.lifted == ["t_abs", "t_max"]
+    assert result.fun == pytest.approx(problem.value, rel=1e-6)
+    assert np.abs(A @ result.x["x"] - b).max() == pytest.approx(result.fun, rel=1e-12)
