@@ -335,3 +335,40 @@ variable w[6]
 minimize 0.5 * sum((X * w - y) .^ 2) + lam * (norm2(w[0:3]) + norm2(w[3:6]))""",
      lambda rng: {"X": rng.standard_normal((40, 6)), "y": rng.standard_normal(40), "lam": 1.0}, _group,
      expect="error", cone=True)
+
+
+# --------------------------------------------------------------------------- max, min, norm_inf (lifted)
+
+def _cheb_data(rng):
+    return {"A": rng.standard_normal((10, 3)), "b": rng.standard_normal(10)}
+
+
+def _cheb(d, ball=False):
+    x = cp.Variable(3, name="x")
+    if ball:
+        return {"x": x}, cp.Problem(cp.Minimize(cp.norm1(d["A"] @ x - d["b"])), [cp.norm_inf(x) <= 0.2])
+    return {"x": x}, cp.Problem(cp.Minimize(cp.norm_inf(d["A"] @ x - d["b"])))
+
+
+case("chebyshev_fit", """parameter A[10, 3]
+parameter b[10]
+variable x[3]
+minimize norm_inf(A * x - b)""", _cheb_data, _cheb)
+case("l1_fit_in_inf_ball", """parameter A[10, 3]
+parameter b[10]
+variable x[3]
+minimize sum(abs(A * x - b))
+subject to
+    norm_inf(x) <= 0.2""", _cheb_data, lambda d: _cheb(d, True))
+
+
+def _maxmin(d):
+    x = cp.Variable(5, name="x")
+    return {"x": x}, cp.Problem(cp.Maximize(cp.min(x)), [d["c"] @ x <= 1])
+
+
+case("maximize_min_budget", """parameter c[5]
+variable x[5]
+maximize min(x)
+subject to
+    c' * x <= 1""", lambda rng: {"c": rng.uniform(0.5, 2, 5)}, _maxmin)
