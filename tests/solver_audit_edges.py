@@ -43,7 +43,9 @@ variable x[n] nonneg <= 1
 minimize s * c' * x
 subject to
     A * x <= b"""
-case("lp_objective_times_1e-9", LP_SCALED, lambda rng: {**_lp_data(rng), "s": 1e-9}, _lp_scaled, scale_free=True)
+for _s in (1e-5, 1e-9):
+    case(f"lp_objective_times_{_s:.0e}".replace("e-0", "e-"), LP_SCALED, lambda rng, s=_s: {**_lp_data(rng), "s": s},
+         _lp_scaled, scale_free=True)
 
 
 def _tie(d, twice=False):
