@@ -43,7 +43,7 @@ variable x[n] nonneg <= 1
 minimize s * c' * x
 subject to
     A * x <= b"""
-for _s in (1e-5, 1e-9):
+for _s in (1e-6, 1e-9):
     case(f"lp_objective_times_{_s:.0e}".replace("e-0", "e-"), LP_SCALED, lambda rng, s=_s: {**_lp_data(rng), "s": s},
          _lp_scaled, scale_free=True)
 
