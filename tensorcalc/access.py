@@ -47,8 +47,8 @@ def order(an, node: Syntax) -> int:
                       f"(declared: {', '.join(an.orders) or 'nothing'})")
     rank = an.orders[name]
     if len(subs) > rank:
-        what = "a scalar: it has no entries to pick" if rank == 0 else f"order {rank}"
-        an.fail(node, f"{name}[...] has {len(subs)} subscript{'s' * (len(subs) > 1)} but {name!r} has {what}")
+        what = "is a scalar, with no entries to pick" if rank == 0 else f"has order {rank}"
+        an.fail(node, f"{name}[...] has {len(subs)} subscript{'s' * (len(subs) > 1)} but {name!r} {what}")
     dims = an.uf.dims(an.var_ids[name])
     picks = tuple(_pick(an, node, sub, dims[k], k) for k, sub in enumerate(subs + (WHOLE,) * (rank - len(subs))))
     an.plans[node] = Plan(name, picks)
