@@ -21,6 +21,7 @@ function needs positive is classified concave on its own (`_domain`).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -32,6 +33,7 @@ from tensorcalc.dag import (LETTERS, Const, Delta, Elementwise, Expr, Gather, Po
 from . import atoms
 from .atoms import AFFINE, CONSTANT, CONVEX, UNKNOWN, Curvature
 from .certificate import Certificate, certify
+from .definite import cone
 from .model import Attributes
 from .patterns import (WHY_LIMIT, Verdict, bilinear, describe, exp_sum, hessian_rules, max_pattern, max_range,
                        max_splits, quad_over_lin, sum_of_squares)
@@ -42,6 +44,7 @@ NONPOS = Interval(-math.inf, 0.0)
 WEIGHT = "__w"
 FRESH = "__t"
 HESSIAN_ERRORS = (tc.TensorCalcError, ArithmeticError, ValueError, KeyError)
+SMALL = 200          # nodes: an unclassified child's parent is certified up to this size
 
 
 @dataclass
@@ -91,15 +94,19 @@ class Walk:
     # ------------------------------------------------------------------ the Hessian fallback
 
     def _hessian(self, node: Expr) -> Verdict | None:
+        """The Hessian certificate of node abstracted: its affine parts (or their linear
+        cores, or its classified children) as fresh variables, the root also whole. A node
+        with an unclassified child (log of a det, a form in an inverse) is tried with its
+        affine parts alone, when small: the abstraction is sound whatever the children."""
         children_known = all(self.child(c).curvature.known for c in node.args if self.reads[c])
-        if not children_known and node is not self.root:
+        if not children_known and node is not self.root and dag.count_nodes(node) > SMALL:
             return None
-        tries = []
+        cuts = self._affine_cuts(node)
+        tries = [cuts, self._linear_cores(cuts)] if cuts else []
         if children_known:
-            cuts = self._affine_cuts(node)
-            tries += [cuts, self._linear_cores(cuts),
-                      [c for c in dict.fromkeys(node.args) if self.reads[c] and not isinstance(c, Var)]]
-        tries.append([])
+            tries.append([c for c in dict.fromkeys(node.args) if self.reads[c] and not isinstance(c, Var)])
+        if children_known or node is self.root:
+            tries.append([])
         seen = set()
         for cuts in tries:
             key = frozenset(cuts)
@@ -146,7 +153,7 @@ class Walk:
         fresh = {m: dag.var(f"{FRESH}{k}", m.axes) for k, m in enumerate(cuts)}
         g = weighted(substitute(node, fresh))
         attrs = {**self.attributes, WEIGHT: Attributes(lower=0.0),
-                 **{v.name: bounds(self.interval(m)) for m, v in fresh.items()}}
+                 **{v.name: self._fresh_attributes(m) for m, v in fresh.items()}}
         present = dag.variables(g)
         xs = [v for n, v in present.items() if n in self.names] + [v for v in fresh.values() if v.name in present]
         try:
@@ -160,6 +167,12 @@ class Walk:
             self._note_failure(node, cert)
             return None
         return Verdict(curvature, _hessian_why(node, fresh, cert), tuple(cert.rules))
+
+    def _fresh_attributes(self, m: Expr) -> Attributes:
+        """A cut's range: its entries' interval, and its cone (`definite`: X + eye is pd)."""
+        found = cone(m, self.attributes, self.interval)
+        iv = bounds(self.interval(m))
+        return iv if found is None else dataclasses.replace(iv, definite=found.word())
 
     def _monotone(self, g: Expr, fresh: dict, attrs: dict, convex: bool) -> bool:
         """g nondecreasing in each fresh variable standing for a convex-only part (for a

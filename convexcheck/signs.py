@@ -20,6 +20,7 @@ from tensorcalc.algebra import (Expander, Factor, Monomial, TooLarge, canonical,
                                 pending)
 from tensorcalc.dag import Axis, Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var, Gather, topo
 
+from .definite import Cone, cone
 from .intervals import (ANY, HALF_PI, INF, NONNEG, PI, POSITIVE, Interval, add, exp, log, meet, mul, odd_bounded,
                         point, power, recip)
 from .intervals import excludes_zero as _nz
@@ -142,12 +143,13 @@ class Signs:
         return iv
 
     def _special(self, node: Special) -> Interval:
-        """det of a pd matrix, or of the inverse of one, is > 0."""
+        """det of a pd matrix (`definite.cone`: X, X + eye, 2 * X with X pd), or of the
+        inverse of one, is > 0."""
         if node.fn == "det":
             x = node.args[0]
             if isinstance(x, Special) and x.fn == "inv":
                 x = x.args[0]
-            if isinstance(x, Var) and x.name in self.attributes and self.attributes[x.name].definite == "pd":
+            if cone(x, self.attributes, self.node) == Cone(1, True):
                 return POSITIVE
         return ANY
 
