@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from tensorcalc import dag
 from tensorcalc.dag import Const, Delta, Elementwise, Expr, Product, Sum, Var
 
 
