@@ -252,7 +252,8 @@ def probe(obj, z, f, g, v, T: float):
 
 def no_minimiser(obj, z, f: float, directions, start):
     """(f at the farthest probe, its distance) when f falls strictly at every distance of
-    RAY along one of `directions`; else None."""
+    RAY along one of `directions` (or until it underflows to exactly 0, after falling at
+    the first: a separable logistic loss, whose infimum 0 no point attains); else None."""
     xp = obj.xp
     T = scale(obj, z, start)
     for d in directions:
@@ -262,6 +263,8 @@ def no_minimiser(obj, z, f: float, directions, start):
         last = f
         for r in RAY:
             ft = obj.value(z + (r * T / size) * d, overflow=True)
+            if ft == 0.0 < last and r > RAY[0]:   # fell until it underflowed to 0 (exp(-t) as t -> inf)
+                return ft, r * T
             if not ft < last - 8 * EPS * abs(last):
                 break
             last = ft

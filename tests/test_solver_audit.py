@@ -57,8 +57,6 @@ KNOWN = {
     ("geometric_mean_budget", "lbfgs"): "sqrt(x y) from x = y = 0: line search fails at once (status 2, fun 0)",
     **{("norm2_zero_residual", m): "norm2 kink at a zero residual is not lifted: status 1/2 at the optimum"
        for m in ("auto", "newton", "lbfgs", "newton-cg")},
-    **{("logistic_separable", m): "separable data: infimum 0 not attained, docstring promises status 5, "
-       "reports success" for m in ("auto", "newton", "lbfgs", "newton-cg")},
     **{("unbounded_linear_with_equality", m): "unbounded under an equality: status 1 (iteration limit), not 5"
        for m in ("auto", "newton", "newton-cg")},
     **{("unattained_infimum_on_open_orthant", m): "infimum at the open bound of `pos`: status 2 (line search), "
