@@ -252,8 +252,9 @@ def probe(obj, z, f, g, v, T: float):
 
 def no_minimiser(obj, z, f: float, directions, start):
     """(f at the farthest probe, its distance) when f falls strictly at every distance of
-    RAY along one of `directions` (or until it underflows to exactly 0, after falling at
-    the first: a separable logistic loss, whose infimum 0 no point attains); else None."""
+    RAY along one of `directions` (or until it underflows to exactly 0 and stays there,
+    after falling at the first: a separable logistic loss, whose infimum 0 no point
+    attains; a minimum hit exactly rises beyond); else None."""
     xp = obj.xp
     T = scale(obj, z, start)
     for d in directions:
@@ -261,10 +262,10 @@ def no_minimiser(obj, z, f: float, directions, start):
         if not size > 0:
             continue
         last = f
-        for r in RAY:
+        for k, r in enumerate(RAY):
             ft = obj.value(z + (r * T / size) * d, overflow=True)
-            if ft == 0.0 < last and r > RAY[0]:   # fell until it underflowed to 0 (exp(-t) as t -> inf)
-                return ft, r * T
+            if ft == 0.0 < last and 0 < k < len(RAY) - 1 and _stays_zero(obj, z, d, T / size, RAY[k + 1:]):
+                return ft, RAY[-1] * T            # fell until it underflowed to 0 (exp(-t) as t -> inf)
             if not ft < last - 8 * EPS * abs(last):
                 break
             last = ft
@@ -273,6 +274,12 @@ def no_minimiser(obj, z, f: float, directions, start):
         else:
             return last, RAY[-1] * T
     return None
+
+
+def _stays_zero(obj, z, d, unit: float, farther) -> bool:
+    """Whether f is exactly 0 at every farther distance: an underflow that goes on, not
+    a minimum hit exactly (beyond which f rises again)."""
+    return all(obj.value(z + (r * unit) * d, overflow=True) == 0.0 for r in farther)
 
 
 def _words(sign: float) -> dict[str, str]:

@@ -376,3 +376,16 @@ def test_printed_derivative_is_unchanged_and_nonfinite_input_is_nan():
     assert "inv(X)" in text and tc.parse_expr(text, {"X": 2}) is tc.derivative(ADJ, X_VAR)
     bad = np.array([[1.0, np.nan], [0.0, 1.0]])
     assert np.isnan(minors.adjugate(bad)).all() and np.isnan(minors.adj_jacobian(bad)).all()
+
+
+@pytest.mark.parametrize("method", ["newton", "lbfgs"])
+def test_separable_logistic_regression_has_no_minimiser(method):
+    # the loss falls towards 0 along w -> inf and underflows to exactly 0 on the way:
+    # status 5, not a success at some large w
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    y = np.where(X @ rng.standard_normal(3) > 0, 1.0, -1.0)
+    result = solvers.minimize("parameter X[m, n]\nparameter y[m]\nvariable w[n]\n"
+                              "minimize sum(log(1 + exp(-y .* (X * w))))", data={"X": X, "y": y}, method=method)
+    assert result.status == 5 and not result.success
+    assert "no minimiser" in result.message
