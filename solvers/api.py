@@ -95,7 +95,7 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
     else:
         out = run(obj, _method(method, gtol, tol, memory), obj.pack(work.x0), opts)
     result = _result(work, obj, out, method, device, convexity, warning, time.perf_counter() - start)
-    return _restore(result, lifted, task, xp) if lifted.added else result
+    return _restore(result, lifted, task, xp, gtol) if lifted.added else result
 
 
 def _diagnosed(work: Task, obj: Objective, out, opts: Options, gtol: float, tol: float, memory: int):
@@ -132,7 +132,7 @@ def _hiding(callback, names: tuple[str, ...]):
     return call
 
 
-def _restore(result, lifted, task: Task, xp):
+def _restore(result, lifted, task: Task, xp, gtol: float):
     """The result in the original variables: the epigraph variables and constraints
     dropped, `fun` and `jac` those of the original objective at x (jac: its gradient,
     with sign(0) = 0 at a kink, one subgradient)."""
@@ -145,6 +145,13 @@ def _restore(result, lifted, task: Task, xp):
     result.fun = task.sign * f
     result.jac = {n: task.sign * to_host(a) for n, a in obj.unpack(g).items()}
     result.lifted = list(lifted.added)
+    if task.constrained:              # the original constraints' violation, not the lifted rows'
+        result.constr_violation = constrained.violation(task, obj, result.x)
+        if result.status == 0 and result.constr_violation > gtol / 100:
+            result.status, result.success = 1, False
+            result.message = (f"stopped: the lifted problem converged, but the original constraints are "
+                              f"violated by {result.constr_violation:.3g} > gtol / 100 (the lifted rows' "
+                              f"violations add up); a smaller gtol, or method='newton', keeps them")
     return result
 
 

@@ -114,6 +114,15 @@ def finish(view, cons, y, status, message, history, multipliers) -> Solved:
                   multipliers)
 
 
+def violation(task, obj, x: dict) -> float:
+    """The largest violation of the task's constraints and bounds at x (arrays by name)."""
+    view = View(obj)
+    y = view.pack(x)
+    cons = Constraints(task, view)
+    found = max(cons.violation(cons.values(y)) if task.constraints else 0.0, bound_violation(view, y))
+    return found if math.isfinite(found) else math.inf
+
+
 def auto(task, eliminated: tuple[str, ...] = ()) -> str:
     """The method `method="auto"` picks: Newton (the interior-point method under
     constraints or psd cones) while the Hessian has at most AUTO_DENSE^2 entries (its

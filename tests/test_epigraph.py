@@ -183,3 +183,14 @@ def test_maximising_the_smallest_entry_on_the_simplex_spreads_evenly():
     assert result.success and result.lifted == ["t_max"]
     np.testing.assert_allclose(result.x["x"], 0.25, atol=1e-8)
     assert result.fun == pytest.approx(0.25, abs=1e-10)
+
+
+def test_the_original_constraints_violation_is_reported_after_lifting():
+    rng = np.random.default_rng(5)
+    X, y = rng.standard_normal((30, 8)), rng.standard_normal(30)
+    text = "parameter X[m, n]\nparameter y[m]\nvariable w[n]\nminimize sum_squares(X * w - y)\nsubject to\n  sum(abs(w)) <= 0.5"
+    for method in ("newton", "lbfgs"):
+        result = solvers.minimize(text, data={"X": X, "y": y}, method=method)
+        actual = max(0.0, np.abs(result.x["w"]).sum() - 0.5)
+        assert result.constr_violation == pytest.approx(actual, abs=1e-15)
+        assert result.success == (result.status == 0) and (not result.success or actual <= 1e-10)
