@@ -87,6 +87,8 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
     xp = array_module(device)
     obj = Objective(work, xp)
     opts.sign, opts.second_order, opts.convex = task.sign, bool(second_order), convexity == "convex"
+    if task.constraints and lifted.added:   # an original row sums lifted rows: hold each tighter
+        opts.feasibility = 1.0 / (1 + sum(v.size for v in work.free if v.name in lifted.added))
     start = time.perf_counter()
     if work.constrained:              # constraints, closed bounds or matrix variables
         out = constrained.solve(work, obj, method, lambda: _method(method, gtol, tol, memory), opts, gtol, tol)

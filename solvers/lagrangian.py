@@ -221,7 +221,7 @@ def solve(task, view, cons, make, opts, gtol: float, tol: float):
         aug.mult = aug.xp.where(aug.eq, aug.xp.clip(w, -BIG, BIG), aug.xp.clip(w, 0.0, BIG))
         _note(history[-1], cons.violation(c), stationary, aug)
         status, message = out.status, out.message
-        if out.status == 0 and stationary <= gtol and V <= VIOLATION * gtol:
+        if out.status == 0 and stationary <= gtol and V <= VIOLATION * gtol * opts.feasibility:
             break
         if out.status not in (0, 1) or inner.budget <= 0:
             status = 1 if inner.budget <= 0 and out.status in (0, 1) else out.status

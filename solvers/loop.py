@@ -95,6 +95,7 @@ class Options:
     sign: float = 1.0
     second_order: bool = True     # check the point found is a minimum (see `certify`)
     convex: bool = False          # proven convex: every stationary point is a minimum
+    feasibility: float = 1.0      # the augmented Lagrangian holds violations to this share of gtol / 100
 
 
 @dataclass

@@ -52,8 +52,6 @@ KNOWN = {
     ("sdp_min_eigenvalue", "newton-cg"): "psd variable at the cone's boundary: line search fails (status 2)",
     ("psd_projection", "lbfgs"): "psd variable at the cone's boundary: line search fails (status 2)",
     ("psd_projection", "newton-cg"): "psd variable at the cone's boundary: line search fails (status 2)",
-    **{("ls_in_l1_ball", m): "the augmented Lagrangian holds each lifted row to 7e-11; the L1 ball itself "
-       "is violated by 4e-10 > gtol / 100, reported so (status 1)" for m in ("lbfgs", "newton-cg")},
     ("geometric_mean_budget", "lbfgs"): "sqrt(x y) from x = y = 0: line search fails at once (status 2, fun 0)",
     **{("norm2_zero_residual", m): "norm2 kink at a zero residual is not lifted: status 1/2 at the optimum"
        for m in ("auto", "newton", "lbfgs", "newton-cg")},
