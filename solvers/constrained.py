@@ -22,10 +22,13 @@ point grad f + sum_k y_k grad c_k - z_lower + z_upper - Z = 0.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
-from . import interior, lagrangian, pathfollow, qp
+import numpy as np
+
+from . import interior, lagrangian, pathfollow, qp, recession
 from .bounds import Projected
 from .constraints import Constraints, affine_in, bound_violation
 from .device import to_host
@@ -73,6 +76,8 @@ def _interior(task, view, cons, opts, gtol, tol) -> Solved:
     if res is None:            # not a QP, or one whose Newton matrix is not positive definite
         ip = interior.Interior(view, cons, opts, gtol, tol)
         res = pathfollow.solve(ip, y0, opts.max_iter, opts.sign)
+    if res.status in (1, 2) and ip.xp is np and qp.applies(task):
+        res = _unbounded(ip, res)
     st = res.st
     rows = ip.xp.zeros(cons.m)
     rows[~ip.eq], rows[ip.eq] = st.lam, st.nu
@@ -80,6 +85,23 @@ def _interior(task, view, cons, opts, gtol, tol) -> Solved:
     duals.update(_by_variable(view, st.zl, st.zu, ip.hasL, ip.hasU))
     duals.update({f"cone of {c.name}": to_host(Z) for c, Z in zip(view.space.cones, st.Z)})
     return finish(view, cons, st.y, res.status, res.message, res.history, duals)
+
+
+def _unbounded(ip, res):
+    """`res`, or status 5 where the QP is feasible at the point reached and a recession
+    direction makes it fall without bound (`recession`)."""
+    data = qp.read(ip, res.st.y)
+    scale = max([1.0] + [float(np.abs(v).max()) for v in (data.h, data.e) if v.size])
+    if qp.violation(np, data, res.st.y) > 1e-6 * scale:
+        return res                         # perhaps infeasible: phase one (`feasibility`) decides
+    found = recession.ray(data, res.st.y)
+    if found is None:
+        return res
+    big, way = ("max", "rises") if ip.opts.sign < 0 else ("min", "falls")
+    message = (f"stopped: no {big}imiser: the objective is unbounded on the feasible set: it {way} at the "
+               f"rate {abs(found[1]):.3g} along a direction the constraints allow (G d <= 0, E d = 0, "
+               f"H d = 0: a recession direction, found by linprog)")
+    return dataclasses.replace(res, status=5, message=message)
 
 
 def bound_duals(view, y, g) -> dict:

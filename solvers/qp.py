@@ -270,7 +270,7 @@ def _check(ip: Interior, mth: Method, it: Iterate, f: float, rd, k: int, max_ite
     """(status or None, the Iteration record) at the iterate."""
     xp, qp = mth.xp, mth.qp
     stat = float(xp.max(xp.abs(rd))) if rd.size else 0.0
-    viol = _violation(xp, qp, it.y)
+    viol = violation(xp, qp, it.y)
     comp = float(xp.max(it.t * it.z)) if mth.m else 0.0
     record = Iteration(k, sign * f, stat, kkt=max(stat, viol, comp), violation=viol)
     gap = float(it.t @ it.z)
@@ -289,7 +289,7 @@ def _stalled(history: list) -> bool:
     return len(history) >= STALLS and all(r.step < STALL for r in history[-STALLS:])
 
 
-def _violation(xp, qp: Data, y) -> float:
+def violation(xp, qp: Data, y) -> float:
     parts = [xp.maximum(qp.G @ y - qp.h, 0.0), xp.abs(qp.E @ y - qp.e)]
     worst = [float(xp.max(p)) for p in parts if p.size]
     return max(worst + [0.0])
