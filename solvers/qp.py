@@ -199,7 +199,7 @@ def _inverse(xp, S):
 def solve(ip: Interior, y0, max_iter: int, sign: float = 1.0) -> Result | None:
     """Iterate from y0 (moved inside its bounds, `Interior.start`) until the KKT
     conditions of `pathfollow` hold or a stop; None where K is not positive definite."""
-    xp, opts = ip.xp, ip.opts
+    opts = ip.opts
     ip.cons.values_jacobian(y0)          # affine: each constraint's row and offset, read once
     st = ip.start(y0)
     qp = read(ip, st.y)
