@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from tensorcalc.dag import Const, Delta, Elementwise, Expr, Product, Sum, Var
+from tensorcalc.dag import Const, Delta, Elementwise, Expr, Product, Spec, Sum, Var
 
 
 class Cone(NamedTuple):
@@ -105,4 +105,24 @@ def _congruence(node: Product, attributes, interval):
 
 RULES = {Var: _var, Delta: _delta, Const: _const, Sum: _sum, Elementwise: _neg, Product: _product}
 
-__all__ = ["Cone", "cone"]
+PAIR, ROW_TIMES = Spec(("i", "i"), ""), Spec(("i", "ij"), "j")     # u' v and u' K
+
+
+def form(node: Expr, attributes: dict, interval) -> tuple[Expr, Expr] | None:
+    """(u, K) where node is the form u' K u (`(u *(i,ij->j) K) *(i,i->) u`, one u node)
+    with K psd: node >= 0 (a norm squared, |K^1/2 u|^2). None otherwise."""
+    if not (isinstance(node, Product) and node.spec == PAIR and isinstance(node.args[0], Product)
+            and node.args[0].spec == ROW_TIMES):
+        return None
+    (u, K), v = node.args[0].args, node.args[1]
+    found = cone(K, attributes, interval) if u is v else None
+    return (u, K) if found is not None and found.sign > 0 else None
+
+
+def square_form(node: Expr, attributes: dict, interval) -> bool:
+    """node is u' u or u' K u with K psd: >= 0 whatever u is."""
+    same = isinstance(node, Product) and node.spec == PAIR and node.args[0] is node.args[1]
+    return same or form(node, attributes, interval) is not None
+
+
+__all__ = ["Cone", "cone", "form", "square_form"]

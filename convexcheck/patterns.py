@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from tensorcalc.dag import Const, Elementwise, Expr, Gather, Power, Product, Sum, Var
 
 from . import atoms
-from .atoms import CONSTANT, CONVEX, Curvature
+from .atoms import CONCAVE, CONSTANT, CONVEX, Curvature
+from .definite import PAIR, form
 from .intervals import Interval, add, excludes_zero, meet, scale
 from .signs import Signs
 
@@ -63,10 +64,20 @@ def _nonneg_combination(walk, node: Expr, leaf) -> bool:
 
 def sum_of_squares(walk, node: Expr) -> bool:
     """A nonnegative combination of squares u^2 of functions u that are affine, convex and
-    >= 0, or concave and <= 0: the root is a norm of |u|, nondecreasing in each |u| and so
-    convex (likewise u^2 / v)."""
-    return _nonneg_combination(walk, node, lambda m: isinstance(m, Power) and isinstance(m.args[1], Const)
+    >= 0, or concave and <= 0, and of forms u' K u with u affine and K psd (|K^1/2 u|^2):
+    the root is a norm of |u| (of K^1/2 u), nondecreasing in each |u| and so convex
+    (likewise u^2 / v)."""
+    return _nonneg_combination(walk, node, lambda m: (isinstance(m, Power) and isinstance(m.args[1], Const)
                                and m.args[1].value == 2.0 and _bends_outward(walk, m.args[0]))
+                               or _psd_form(walk, m))
+
+
+def _psd_form(walk, m: Expr) -> bool:
+    """m is u' u, or u' K u with K a psd matrix that reads no variable; u affine."""
+    if isinstance(m, Product) and m.spec == PAIR and m.args[0] is m.args[1]:
+        return walk.child(m.args[0]).curvature.affine
+    found = form(m, walk.attributes, walk.interval)
+    return found is not None and not walk.reads[found[1]] and walk.child(found[0]).curvature.affine
 
 
 def _bends_outward(walk, u: Expr) -> bool:
@@ -150,13 +161,19 @@ def _scalar_const(m: Product):
 
 
 def max_pattern(walk, splits: list) -> Verdict | None:
-    """c * relu(a - b) + c * b + rest = c * max(a, b) + rest: convex for convex a, b and
-    rest, c > 0 (`splits`: the sum's readings, from `max_splits`)."""
+    """c * relu(a - b) + c * b + rest = c * max(A, B) + rest (A the a terms, B the b terms
+    over c): convex for convex A, B and rest when c > 0; concave for convex A, B (a min of
+    concave functions, y - relu(y - 1) = min(y, 1)) and concave rest when c < 0
+    (`splits`: the sum's readings, from `max_splits`)."""
     for c, _, a, b, rest in splits:
-        parts = a + b + rest
-        if atoms.combine([_scaled_curvature(walk, k, m) for k, m in parts]).convex:
-            return Verdict(CONVEX, "max of convex functions (b + relu(a - b)) plus convex terms",
-                           hessian_rules([walk.child(m) for _, m in parts]))
+        inside = atoms.combine([_scaled_curvature(walk, k, m) for k, m in a] +
+                               [_scaled_curvature(walk, k / c, m) for k, m in b])
+        outside = atoms.combine([_scaled_curvature(walk, k, m) for k, m in rest])
+        rules = hessian_rules([walk.child(m) for _, m in a + b + rest])
+        if inside.convex and c > 0 and outside.convex:
+            return Verdict(CONVEX, "max of convex functions (b + relu(a - b)) plus convex terms", rules)
+        if inside.convex and c < 0 and outside.concave:
+            return Verdict(CONCAVE, "min of concave functions (a - relu(a - b)) plus concave terms", rules)
     return None
 
 
@@ -175,7 +192,7 @@ def _readings(walk, node: Sum):
     for keep in (known, lambda m: False):
         terms = linear_terms(node, keep)
         for c, t in terms:
-            if c > 0 and isinstance(t, Elementwise) and t.fn == "relu":
+            if c != 0 and isinstance(t, Elementwise) and t.fn == "relu":
                 split = _max_split(walk, terms, c, t, keep)
                 if split is not None:
                     yield (c, t, *split)

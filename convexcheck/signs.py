@@ -20,7 +20,7 @@ from tensorcalc.algebra import (Expander, Factor, Monomial, TooLarge, canonical,
                                 pending)
 from tensorcalc.dag import Axis, Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var, Gather, topo
 
-from .definite import Cone, cone
+from .definite import Cone, cone, square_form
 from .intervals import (ANY, HALF_PI, INF, NONNEG, PI, POSITIVE, Interval, add, exp, log, meet, mul, odd_bounded,
                         point, power, recip)
 from .intervals import excludes_zero as _nz
@@ -127,6 +127,8 @@ class Signs:
                 iv = self.polynomial(self.expander.expand(node), node.order)
             except TooLarge:
                 iv = ANY
+            if square_form(node, self.attributes, self.node):   # u' u, u' K u (K psd): expanding hid it
+                iv = meet(iv, NONNEG)
             return meet(iv, self._structural(node))
         return ANY
 

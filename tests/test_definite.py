@@ -64,3 +64,28 @@ def test_log_det_and_inverses_of_affine_pd_arguments(text, convex, concave):
     report = convexcheck.analyze(text, samples=10)
     assert (report.objective.convex.status, report.objective.concave.status) == (convex, concave)
     assert not report.objective.inconsistencies
+
+
+@pytest.mark.parametrize("text, convex, concave", [
+    # norms of psd forms and of inner products (u' K u = |K^1/2 u|^2, u' u = |u|^2): >= 0, roots convex
+    ("parameter A[n, n] psd\nvariable x[n]\nminimize sqrt(x' * A * x)", "proven", "disproved"),
+    ("parameter A[n, n] psd\nparameter b[n]\nvariable x[n]\nminimize sqrt(quad_form(x - b, A) + 1) + sum(x)",
+     "proven", "disproved"),
+    ("parameter A[m, n]\nparameter b[m]\nvariable x[n]\nminimize sqrt((A * x - b)' * (A * x - b))",
+     "proven", "disproved"),
+    ("parameter A[n, n] psd\nvariable x[n]\nvariable t pos\nminimize x' * A * x / t", "proven", "disproved"),
+    ("parameter A[n, n] symmetric\nvariable x[n]\nminimize sqrt(x' * A * x)", "disproved", "disproved"),
+    ("parameter A[n, n] psd\nvariable x[n]\nminimize sqrt(exp(x)' * A * exp(x))", "disproved", "disproved"),
+    # min written a - relu(a - b): concave, and positive where both are
+    ("variable y\nmaximize y - relu(y - 1)", "unknown", "proven"),
+    ("variable x\nvariable y\nmaximize x - 2 * relu(x - y)", "unknown", "proven"),
+    ("variable x\nvariable y pos\nminimize x ^ 2 / (y - relu(y - 1))", "proven", "disproved"),
+    ("variable x pos\nmaximize log(x) - relu(log(x) - (1 - x))", "disproved", "proven"),
+    ("variable x\nvariable y\nmaximize y - relu(y - x ^ 2)", "not proven", "not proven"),   # min(y, x^2)
+])
+def test_norms_of_forms_and_mins_written_with_relu(text, convex, concave):
+    report = convexcheck.analyze(text, samples=10)
+    for side, want in (("convex", convex), ("concave", concave)):
+        got = getattr(report.objective, side).status
+        assert got != "proven" if want == "not proven" else got == want, (side, got)
+    assert not report.objective.inconsistencies
