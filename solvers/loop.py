@@ -25,6 +25,8 @@ MESSAGES = {
     3: "stopped by the callback",
 }                    # 4 (not a local minimum) and 5 (no minimiser): `certify` words them
 MAX_ESCAPES = 10     # steps away from saddle points in one solve
+GAIN = 1e-10         # a converged point of a tiny-scale objective that predicts more than
+FLOOR = 100 * 2.0 ** -52   # GAIN |f| and FLOOR |f at the start| steps on (`_more_to_gain`)
 
 
 @dataclass
@@ -96,6 +98,8 @@ class Options:
     second_order: bool = True     # check the point found is a minimum (see `certify`)
     convex: bool = False          # proven convex: every stationary point is a minimum
     feasibility: float = 1.0      # the augmented Lagrangian holds violations to this share of gtol / 100
+    f_start: float = math.inf     # f at the start of the current run, and at the iterate
+    f_last: float = math.inf      # before this one (`_more_to_gain`)
 
 
 @dataclass
@@ -118,11 +122,14 @@ def run(obj, method, z, opts: Options) -> Outcome:
     for k in range(opts.max_iter + 1):
         with clock("eval"):
             f, g, extra = method.evaluate(obj, z, k == opts.max_iter)
+        if k == 0:
+            opts.f_start = opts.f_last = f
         if s_prev is not None:
             method.update(s_prev, g - g_prev)
         it = Iteration(k, opts.sign * f, max_abs(obj, stationarity(obj, z, g)))
         history.append(it)
         status, d, d_point = iterate(obj, method, z, f, g, extra, it, opts, clock, k)
+        opts.f_last = f
         message = _message(status, method) if status is not None else None
         if status in (0, 1, 2):
             with clock("eval"):
@@ -175,14 +182,15 @@ def iterate(obj, method, z, f, g, extra, it: Iteration, opts: Options, clock, k:
         return 0, None, None
     dr = method.direction(obj, z, f, g, extra, clock)
     it.decrement, it.damping, it.fallbacks, it.cg = dr.decrement, dr.damping, dr.fallbacks, dr.cg
-    if it.gmax <= opts.gtol and (math.isnan(dr.decrement) or dr.decrement <= opts.tol):
+    converged = it.gmax <= opts.gtol and (math.isnan(dr.decrement) or dr.decrement <= opts.tol)
+    if converged and not _more_to_gain(obj, f, g, dr, opts, k):
         return 0, None, None
     if k == opts.max_iter:
-        return 1, None, None
+        return 0 if converged else 1, None, None
     with clock("eval"):
         search = _search(obj, z, f, g, dr, method, opts, it)
     if search is None:
-        return 2, None, None
+        return 0 if converged else 2, None, None
     it.step = search[0]
     return None, search[1], search[2]
 
@@ -220,6 +228,22 @@ def _search(obj, z, f, g, dr: Direction, method, opts: Options, it: Iteration):
             it.fallbacks.append(f"line search failed along the {method.name} direction after "
                                 f"{len(search.trials)} trials; tried the negative gradient")
     return None
+
+
+def _more_to_gain(obj, f: float, g, dr: Direction, opts: Options, k: int) -> bool:
+    """Whether a point that meets the absolute tests (max|g| <= gtol, lambda^2/2 <= tol)
+    still predicts a decrease (lambda^2/2, or -g.d/2) of over GAIN times |f| and over
+    FLOOR times |f| at the start: an objective of tiny scale (s * |A x - b|^2, s = 1e-15)
+    meets them at its start. Such a point steps on (and stops at once where no step
+    passes); on objectives of ordinary scale the prediction is far below both. A method
+    without curvature predicts by the last step's decrease as well (L-BFGS's first step
+    knows no scale: it tries one step from the start)."""
+    if getattr(obj, "box", None) is not None:
+        return False
+    if math.isnan(dr.decrement) and k == 0:
+        return True
+    pred = dr.decrement if not math.isnan(dr.decrement) else max(-0.5 * float(g @ dr.d), opts.f_last - f)
+    return pred > GAIN * abs(f) and pred > FLOOR * abs(opts.f_start)
 
 
 def _check_start(f: float, gmax: float) -> None:

@@ -640,3 +640,18 @@ def test_results_print_and_pickle_with_empty_dict_fields():
     assert "multipliers: {}" in text and "converged" in text
     again = pickle.loads(pickle.dumps(result))
     assert again.fun == result.fun and np.array_equal(again.x["x"], result.x["x"])
+
+
+@pytest.mark.parametrize("scale", [1e-15, 1e-12, 1.0])
+@pytest.mark.parametrize("method", ["newton", "newton-cg", "lbfgs"])
+def test_an_objective_of_tiny_scale_is_minimised_not_stopped_at_its_start(scale, method):
+    # s |X w - y|^2 meets max|g| <= gtol at the start for tiny s: the predicted decrease,
+    # large against |f|, keeps the method going (loop._more_to_gain)
+    rng = np.random.default_rng(7)
+    X, y = rng.standard_normal((40, 5)), rng.standard_normal(40) + 1.0
+    result = solvers.minimize("parameter X[m, n]\nparameter y[m]\nparameter s pos\nvariable w[n]\n"
+                              "minimize s * sum((X * w - y) .^ 2)", data={"X": X, "y": y, "s": scale},
+                              method=method)
+    best = np.linalg.lstsq(X, y, rcond=None)[0]
+    reference = scale * np.sum((X @ best - y) ** 2)
+    assert result.success and result.fun == pytest.approx(reference, rel=1e-9)
