@@ -39,7 +39,7 @@ from .history import HEADER, Iteration, row
 from .factor import shifted, solve_factor
 from .interior import Interior, State
 from .linalg import Blocks
-from .pathfollow import FAR, GAP, MESSAGES, VIOLATION, Result, _callback
+from .pathfollow import FAR, MESSAGES, VIOLATION, Result, _callback, gap_needed
 
 TAU = 0.995          # fraction of the step to the boundary
 FLOOR = 0.1          # mu is not aimed below this share of the gap the stop needs (per pair)
@@ -249,10 +249,11 @@ def _loop(ip: Interior, mth: Method, it: Iterate, max_iter: int, sign: float, hi
     for k in range(max_iter + 1):
         Hy = qp.hy(xp, it.y)
         rd, rb, re = mth.residuals(it, Hy)
-        status, record = _check(ip, mth, it, qp.value(xp, it.y, Hy), rd, k, max_iter, sign)
+        f, g = qp.value(xp, it.y, Hy), Hy + qp.q
+        status, record = _check(ip, mth, it, f, g, rd, k, max_iter, sign)
         history.append(record)
         if status is None:
-            need = max(ip.tol, GAP * (1 + abs(record.f)))       # the gap the stop asks for
+            need = gap_needed(xp, ip.tol, f, g, it.y)             # the gap the stop asks for
             moved = _iterate(mth, it, rd, rb, re, record, FLOOR * need / max(mth.m, 1))
             if moved is None or _stalled(history):
                 return None
@@ -266,7 +267,7 @@ def _loop(ip: Interior, mth: Method, it: Iterate, max_iter: int, sign: float, hi
     raise AssertionError("unreachable: the last iteration returns")
 
 
-def _check(ip: Interior, mth: Method, it: Iterate, f: float, rd, k: int, max_iter: int, sign: float):
+def _check(ip: Interior, mth: Method, it: Iterate, f: float, g, rd, k: int, max_iter: int, sign: float):
     """(status or None, the Iteration record) at the iterate."""
     xp, qp = mth.xp, mth.qp
     stat = float(xp.max(xp.abs(rd))) if rd.size else 0.0
@@ -274,7 +275,7 @@ def _check(ip: Interior, mth: Method, it: Iterate, f: float, rd, k: int, max_ite
     comp = float(xp.max(it.t * it.z)) if mth.m else 0.0
     record = Iteration(k, sign * f, stat, kkt=max(stat, viol, comp), violation=viol)
     gap = float(it.t @ it.z)
-    if stat <= ip.gtol and viol <= VIOLATION * ip.gtol and gap <= max(ip.tol, GAP * (1 + abs(f))):
+    if stat <= ip.gtol and viol <= VIOLATION * ip.gtol and gap <= gap_needed(xp, ip.tol, f, g, it.y):
         return 0, record
     if k == max_iter:
         return 1, record

@@ -256,3 +256,16 @@ def test_elimination_declines_rows_touching_two_diagonal_coordinates():
     G = np.array([[1.0, 1.0, 0.0]])                 # touches coordinates 0 and 1: only 2 can go
     st = elimination.structure(np, H, G)
     assert st is not None and list(st.S) == [2] and list(st.R) == [0, 1]
+
+
+@pytest.mark.parametrize("scale", [1e-9, 1e-6, 1.0])
+def test_an_lp_with_tiny_costs_is_solved_to_its_own_scale(scale):
+    # the duality gap the stop asks for shrinks with the objective's size (pathfollow.gap_needed)
+    from scipy.optimize import linprog
+    rng = np.random.default_rng(2)
+    A, b, c = rng.standard_normal((15, 10)), rng.uniform(0.5, 1.5, 15), rng.standard_normal(10)
+    text = ("parameter A[15, 10]\nparameter b[15]\nparameter c[10]\nvariable x[10] nonneg <= 1\n"
+            "minimize c' * x\nsubject to\n  A * x <= b")
+    result = solvers.minimize(text, data={"A": A, "b": b, "c": scale * c}, method="newton")
+    reference = linprog(scale * c, A_ub=A, b_ub=b, bounds=[(0, 1)] * 10, method="highs")
+    assert result.success and result.fun == pytest.approx(reference.fun, rel=1e-7)
