@@ -25,6 +25,8 @@ MESSAGES = {
     3: "stopped by the callback",
 }                    # 4 (not a local minimum) and 5 (no minimiser): `certify` words them
 MAX_ESCAPES = 10     # steps away from saddle points in one solve
+ROUNDING = 2.0 ** -26  # sqrt(eps): a Newton step this small relative to x is rounding (`_at_rounding_level`)
+ROUNDED = "converged at the rounding level: Newton's step moves no entry beyond sqrt(eps) of x"
 GAIN = 1e-10         # a converged point of a tiny-scale objective that predicts more than
 FLOOR = 100 * 2.0 ** -52   # GAIN |f| and FLOOR |f at the start| steps on (`_more_to_gain`)
 
@@ -131,6 +133,10 @@ def run(obj, method, z, opts: Options) -> Outcome:
         status, d, d_point = iterate(obj, method, z, f, g, extra, it, opts, clock, k)
         opts.f_last = f
         message = _message(status, method) if status is not None else None
+        if status == 0 and ROUNDED in it.fallbacks:
+            message = (f"converged to float64's precision: max|g| = {it.gmax:.3g} > gtol, but Newton's step "
+                       f"moves no entry beyond sqrt(eps) of x and predicts a decrease under f's rounding "
+                       f"(the objective's scale is {abs(f):.3g})")
         if status in (0, 1, 2):
             with clock("eval"):
                 verdict = certify.examine(_face(method, obj, z, g), z, f, g, lambda: method.hessian(obj, z, extra), opts,
@@ -184,6 +190,9 @@ def iterate(obj, method, z, f, g, extra, it: Iteration, opts: Options, clock, k:
     it.decrement, it.damping, it.fallbacks, it.cg = dr.decrement, dr.damping, dr.fallbacks, dr.cg
     converged = it.gmax <= opts.gtol and (math.isnan(dr.decrement) or dr.decrement <= opts.tol)
     if converged and not _more_to_gain(obj, f, g, dr, opts, k):
+        return 0, None, None
+    if not converged and _at_rounding_level(obj, z, f, g, dr):
+        it.fallbacks.append(ROUNDED)
         return 0, None, None
     if k == opts.max_iter:
         return 0 if converged else 1, None, None
@@ -244,6 +253,21 @@ def _more_to_gain(obj, f: float, g, dr: Direction, opts: Options, k: int) -> boo
         return True
     pred = dr.decrement if not math.isnan(dr.decrement) else max(-0.5 * float(g @ dr.d), opts.f_last - f)
     return pred > GAIN * abs(f) and pred > FLOOR * abs(opts.f_start)
+
+
+def _at_rounding_level(obj, z, f: float, g, dr: Direction) -> bool:
+    """Whether Newton's step (positive definite, unshifted) moves no entry of z by more
+    than ROUNDING (1 + max|z|), predicts a decrease under 1000 eps |f|, and max|g| (1 +
+    max|z|) is under 1e4 eps |f|: no point float64 can hold is better, though max|g|
+    stays above an absolute gtol (an objective of size 1e10 carries gradient rounding
+    near 1e-5); at ordinary scales the last test never holds above gtol."""
+    if math.isnan(dr.decrement) or dr.gradient or dr.damping or getattr(obj, "box", None) is not None:
+        return False
+    xp, eps = obj.xp, 2.0 ** -52
+    size = float(xp.max(xp.abs(z))) if obj.n else 0.0
+    step = float(xp.max(xp.abs(dr.d))) if obj.n else 0.0
+    return (step <= ROUNDING * (1.0 + size) and dr.decrement <= 1e3 * eps * abs(f)
+            and float(xp.max(xp.abs(g))) * (1.0 + size) <= 1e4 * eps * abs(f))
 
 
 def _check_start(f: float, gmax: float) -> None:

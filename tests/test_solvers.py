@@ -655,3 +655,18 @@ def test_an_objective_of_tiny_scale_is_minimised_not_stopped_at_its_start(scale,
     best = np.linalg.lstsq(X, y, rcond=None)[0]
     reference = scale * np.sum((X @ best - y) ** 2)
     assert result.success and result.fun == pytest.approx(reference, rel=1e-9)
+
+
+@pytest.mark.parametrize("method", ["newton", "newton-cg"])
+def test_an_objective_of_huge_scale_converges_at_float64_precision(method):
+    # 1e9 |X w - y|^2 is ~3e10: its gradient's rounding stays above an absolute gtol; Newton's
+    # step at the rounding level of w ends the solve (loop._at_rounding_level), as success
+    rng = np.random.default_rng(7)
+    X, y = rng.standard_normal((40, 5)), rng.standard_normal(40) + 1.0
+    result = solvers.minimize("parameter X[m, n]\nparameter y[m]\nparameter s pos\nvariable w[n]\n"
+                              "minimize s * sum((X * w - y) .^ 2)", data={"X": X, "y": y, "s": 1e9},
+                              method=method)
+    best = np.linalg.lstsq(X, y, rcond=None)[0]
+    assert result.success, result.message
+    assert result.fun == pytest.approx(1e9 * np.sum((X @ best - y) ** 2), rel=1e-12)
+    np.testing.assert_allclose(result.x["w"], best, rtol=1e-7, atol=1e-9)
