@@ -43,6 +43,7 @@ SMALL = 64           # up to this many variables, the Hessian from n Hessian-vec
 ITERATIONS = 40      # LOBPCG iterations (one Hessian-vector product each) beyond that
 PROBES = (1e-2, 1e-1)                         # higher-order probes, in units of the scale
 RAY = tuple(4.0 ** k for k in range(-5, 3))   # distances of the no-minimiser test
+OPEN = 1e-8                                   # how near a strict bound an infimum there is seen
 EPS = float(np.finfo(float).eps)
 
 
@@ -274,6 +275,27 @@ def no_minimiser(obj, z, f: float, directions, start):
         else:
             return last, RAY[-1] * T
     return None
+
+
+def open_bound(obj, z, g, gtol: float) -> list[str]:
+    """The variables whose strict bounds (`pos`, `> c`, `< c`) hold the infimum: z sits
+    within OPEN (1 + |bound|) of such a bound with the gradient pushing past it, and every
+    other coordinate has |g| <= gtol (the KKT conditions of the closed bound). [] where
+    that is not so, or there is no strict bound (an `Objective`'s free variables)."""
+    free, offsets = getattr(obj, "free", None), getattr(obj, "offsets", None)
+    if free is None or offsets is None or not obj.n:
+        return []                # a View or a scaled objective: its coordinates are not z's
+    zh, gh = np.asarray(to_host(z), dtype=float), np.asarray(to_host(g), dtype=float)
+    held, names = np.zeros(zh.size, bool), []
+    for v, a, b in zip(free, offsets, offsets[1:]):
+        at = v.attributes
+        for bound, strict, push in ((at.lower, at.lower_strict, 1.0), (at.upper, at.upper_strict, -1.0)):
+            if bound is None or not strict:
+                continue
+            near = (np.abs(zh[a:b] - bound) <= OPEN * (1 + abs(bound))) & (push * gh[a:b] > gtol)
+            held[a:b] |= near
+            names += [v.name] if near.any() else []
+    return list(dict.fromkeys(names)) if names and bool(np.all(held | (np.abs(gh) <= gtol))) else []
 
 
 def _stays_zero(obj, z, d, unit: float, farther) -> bool:

@@ -144,6 +144,8 @@ def run(obj, method, z, opts: Options) -> Outcome:
             leave = verdict.point is not None and k < opts.max_iter and escapes < MAX_ESCAPES
             escapes += leave
             status, message, d, d_point = _follow(method, it, verdict, status, message, leave)
+        if status in (1, 2) and (held := certify.open_bound(obj, z, g, opts.gtol)):
+            status, message = 5, _open_message(held, opts.sign, f)
         if status is not None:
             close(it, clock, opts)
             return Outcome(z, f, g, status, message, history)
@@ -298,6 +300,14 @@ def _callback(opts: Options, obj, z, it: Iteration) -> bool:
         return bool(opts.callback(optimize_result(x=x, fun=fun, nit=it.k + 1, iteration=it)))
     except StopIteration:
         return True
+
+
+def _open_message(names: list[str], sign: float, f: float) -> str:
+    big, way = ("max", "rises") if sign < 0 else ("min", "falls")
+    return (f"stopped: no {big}imiser: the objective {way} towards a bound its declaration excludes "
+            f"(the strict bound of {', '.join(names)}: `pos`, `> c` or `< c`), reaching {sign * f:.6g} there: its "
+            f"{'supremum' if sign < 0 else 'infimum'} is not attained; declare the bound closed (`nonneg`, "
+            f"`>= c`) to reach it")
 
 
 def _message(status: int, method) -> str:

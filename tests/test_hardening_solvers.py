@@ -389,3 +389,21 @@ def test_separable_logistic_regression_has_no_minimiser(method):
                               "minimize sum(log(1 + exp(-y .* (X * w))))", data={"X": X, "y": y}, method=method)
     assert result.status == 5 and not result.success
     assert "no minimiser" in result.message
+
+
+@pytest.mark.parametrize("method", ["newton", "lbfgs"])
+@pytest.mark.parametrize("text, sense, where", [
+    ("variable x[3] pos\nminimize sum(x) + x' * x", "infimum", np.zeros(3)),
+    ("variable x[2] pos\nminimize (x[0] - 1) ^ 2 + x[1]", "infimum", np.array([1.0, 0.0])),
+    ("variable x < 1\nmaximize x - x ^ 2 / 4", "supremum", np.array(1.0)),
+])
+def test_an_optimum_on_a_strict_bound_is_status_5(text, sense, where, method):
+    # the closed problem's solution lies on the bound that `pos` (`< 1`) excludes
+    result = solvers.minimize(text, method=method)
+    assert result.status == 5 and not result.success and f"its {sense} is not attained" in result.message
+    np.testing.assert_allclose(result.x["x"], where, atol=1e-6)
+
+
+def test_an_interior_optimum_beside_a_strict_bound_converges():
+    result = solvers.minimize("variable x pos\nminimize x + 1 / x")
+    assert result.status == 0 and result.x["x"] == pytest.approx(1.0)

@@ -52,8 +52,6 @@ KNOWN = {
        for m in ("auto", "newton", "lbfgs", "newton-cg")},
     ("unbounded_linear_with_equality", "newton-cg"): "unbounded under an equality: the augmented Lagrangian "
     "ends at status 1 (iteration limit), not 5",
-    **{("unattained_infimum_on_open_orthant", m): "infimum at the open bound of `pos`: status 2 (line search), "
-       "not 5" for m in ("auto", "newton", "lbfgs", "newton-cg")},
 }
 SLOW = {("ls_objective_times_1e9", "lbfgs"), ("norm2_zero_residual", "lbfgs"), ("ls_badly_scaled", "lbfgs"),
         ("quantile_regression", "newton-cg"), ("l1_regression", "newton-cg"), ("svm_hinge", "newton-cg"),
