@@ -209,7 +209,9 @@ def solve(task, view, cons, make, opts, gtol: float, tol: float):
     y, history = view.pack(task.x0), []
     aug = Augmented(view, cons, first_penalty(view, cons, y))
     inner = _Inner(aug, make, opts, history)
-    before, target, status, message = math.inf, gtol, 1, ""
+    f0, g0 = view.value_grad(y)
+    need = gtol * _size(view.xp, f0, g0, y)     # stationarity, in the objective's own scale
+    before, target, status, message = math.inf, need, 1, ""
     for k in range(MAX_OUTER):
         scaled = Scaled(aug, scaling(aug, y))
         u = y / scaled.s
@@ -221,14 +223,14 @@ def solve(task, view, cons, make, opts, gtol: float, tol: float):
         aug.mult = aug.xp.where(aug.eq, aug.xp.clip(w, -BIG, BIG), aug.xp.clip(w, 0.0, BIG))
         _note(history[-1], cons.violation(c), stationary, aug)
         status, message = out.status, out.message
-        if out.status == 0 and stationary <= gtol and V <= VIOLATION * gtol * opts.feasibility:
+        if out.status == 0 and stationary <= need and V <= VIOLATION * gtol * opts.feasibility:
             break
         if out.status not in (0, 1) or inner.budget <= 0:
             status = 1 if inner.budget <= 0 and out.status in (0, 1) else out.status
             break
-        if out.status == 0 and inner_tol <= target and stationary > gtol:
+        if out.status == 0 and inner_tol <= target and stationary > need:
             # converged in u, not in y (s < 1 shrinks the gradient): tighten the target
-            target = max(target * 0.5 * gtol / stationary, EPS_TOL)
+            target = max(target * 0.5 * need / stationary, EPS_TOL)
         if V > SLOW * before:
             aug.rho *= GROW
         before = V if V > 0 else math.inf     # V = 0 (feasible, inactive): no rate to judge
@@ -268,6 +270,14 @@ class _Inner:
             if out.status != 1 or scaled.plain or self.budget <= 0:
                 return y, out
             scaled = Scaled(aug, scaling(aug, y))
+
+
+def _size(xp, f: float, g, y) -> float:
+    """min(1, |f| + max|g| (1 + max|y|)) at the start: below 1 for an objective of tiny
+    scale (an LP whose costs are 1e-9), whose stationarity an absolute gtol would grant at
+    once (as `pathfollow.gap_needed` scales the duality gap)."""
+    size = abs(f) + (float(xp.max(xp.abs(g))) * (1.0 + float(xp.max(xp.abs(y)))) if y.size else 0.0)
+    return min(1.0, size) if size > 0 else 1.0
 
 
 def _tolerance(start: float, V: float, target: float) -> float:

@@ -269,3 +269,17 @@ def test_an_lp_with_tiny_costs_is_solved_to_its_own_scale(scale):
     result = solvers.minimize(text, data={"A": A, "b": b, "c": scale * c}, method="newton")
     reference = linprog(scale * c, A_ub=A, b_ub=b, bounds=[(0, 1)] * 10, method="highs")
     assert result.success and result.fun == pytest.approx(reference.fun, rel=1e-7)
+
+
+@pytest.mark.parametrize("method", ["lbfgs", "newton-cg"])
+def test_the_augmented_lagrangian_claims_no_success_on_an_lp_with_tiny_costs(method):
+    # its stationarity is measured in the objective's own scale (lagrangian._size): it may
+    # stop at its limit, but a success must be the optimum
+    from scipy.optimize import linprog
+    rng = np.random.default_rng(2)
+    A, b, c = rng.standard_normal((15, 10)), rng.uniform(0.5, 1.5, 15), 1e-9 * rng.standard_normal(10)
+    text = ("parameter A[15, 10]\nparameter b[15]\nparameter c[10]\nvariable x[10] nonneg <= 1\n"
+            "minimize c' * x\nsubject to\n  A * x <= b")
+    result = solvers.minimize(text, data={"A": A, "b": b, "c": c}, method=method, max_iter=300)
+    reference = linprog(c, A_ub=A, b_ub=b, bounds=[(0, 1)] * 10, method="highs")
+    assert not result.success or result.fun == pytest.approx(reference.fun, rel=1e-6)
