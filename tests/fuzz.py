@@ -41,6 +41,8 @@ HOSTILE = [
     "derivative wrt", "variable", "parameter", "minimize", "maximize", "subject to", ">=", "<=", "==", "pd",
     "psd", "nonneg", "pos", "[n,n]", "[0]", "[-1]", "[1e9, 1e9]", "[100000, 100000]", "{", "}", "#", "\t",
     "d[i+k]", "x[i - 100]", "sum(k, 0, 1e12, x[k])", "arcsin(3e2)", "sin(" * 200, "\r\n", "\\", '"', "$",
+    ":", "[::-1]", "[1:]", "[:, 0]", "[0:1e9]", "[::0]", "[5:2]", "[-99999999999]", "max(", "min(", "mean(",
+    "norm_inf(", "maximum(", "geo_mean(",
 ]
 DIMENSIONS = {"n": 3, "m": 4, "k": 2, "p": 3}
 
