@@ -108,21 +108,20 @@ RULES = {Var: _var, Delta: _delta, Const: _const, Sum: _sum, Elementwise: _neg, 
 PAIR, ROW_TIMES = Spec(("i", "i"), ""), Spec(("i", "ij"), "j")     # u' v and u' K
 
 
-def form(node: Expr, attributes: dict, interval) -> tuple[Expr, Expr] | None:
-    """(u, K) where node is the form u' K u (`(u *(i,ij->j) K) *(i,i->) u`, one u node)
-    with K psd: node >= 0 (a norm squared, |K^1/2 u|^2). None otherwise."""
-    if not (isinstance(node, Product) and node.spec == PAIR and isinstance(node.args[0], Product)
-            and node.args[0].spec == ROW_TIMES):
+def form(node: Expr, attributes: dict, interval) -> tuple[Expr, Expr | None] | None:
+    """(u, None) where node is u' u (`u *(i,i->) u`, one u node), (u, K) where it is
+    u' K u (`(u *(i,ij->j) K) *(i,i->) u`) with K psd: node >= 0 whatever u is (a norm
+    squared, |u|^2 or |K^1/2 u|^2). None otherwise."""
+    if not (isinstance(node, Product) and node.spec == PAIR):
         return None
-    (u, K), v = node.args[0].args, node.args[1]
+    left, v = node.args
+    if left is v:
+        return v, None
+    if not (isinstance(left, Product) and left.spec == ROW_TIMES):
+        return None
+    u, K = left.args
     found = cone(K, attributes, interval) if u is v else None
     return (u, K) if found is not None and found.sign > 0 else None
 
 
-def square_form(node: Expr, attributes: dict, interval) -> bool:
-    """node is u' u or u' K u with K psd: >= 0 whatever u is."""
-    same = isinstance(node, Product) and node.spec == PAIR and node.args[0] is node.args[1]
-    return same or form(node, attributes, interval) is not None
-
-
-__all__ = ["Cone", "cone", "form", "square_form"]
+__all__ = ["Cone", "cone", "form"]

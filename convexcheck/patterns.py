@@ -19,7 +19,7 @@ from tensorcalc.dag import Const, Elementwise, Expr, Gather, Power, Product, Sum
 
 from . import atoms
 from .atoms import CONCAVE, CONSTANT, CONVEX, Curvature
-from .definite import PAIR, form
+from .definite import form
 from .intervals import Interval, add, excludes_zero, meet, scale
 from .signs import Signs
 
@@ -73,11 +73,13 @@ def sum_of_squares(walk, node: Expr) -> bool:
 
 
 def _psd_form(walk, m: Expr) -> bool:
-    """m is u' u, or u' K u with K a psd matrix that reads no variable; u affine."""
-    if isinstance(m, Product) and m.spec == PAIR and m.args[0] is m.args[1]:
-        return walk.child(m.args[0]).curvature.affine
+    """m is u' u, or u' K u with K a psd matrix that reads no variable (`definite.form`);
+    u affine."""
     found = form(m, walk.attributes, walk.interval)
-    return found is not None and not walk.reads[found[1]] and walk.child(found[0]).curvature.affine
+    if found is None:
+        return False
+    u, K = found
+    return (K is None or not walk.reads[K]) and walk.child(u).curvature.affine
 
 
 def _bends_outward(walk, u: Expr) -> bool:

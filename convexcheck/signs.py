@@ -20,7 +20,7 @@ from tensorcalc.algebra import (Expander, Factor, Monomial, TooLarge, canonical,
                                 pending)
 from tensorcalc.dag import Axis, Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var, Gather, topo
 
-from .definite import Cone, cone, square_form
+from .definite import Cone, cone, form as square_form
 from .intervals import (ANY, HALF_PI, INF, NONNEG, PI, POSITIVE, Interval, add, exp, log, meet, mul, odd_bounded,
                         point, power, recip)
 from .intervals import excludes_zero as _nz

@@ -66,11 +66,11 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
     stationary point that is not a local minimum, 5 no minimiser: the objective falls
     without bound or towards an infimum it does not attain, 6 infeasible: no point
     satisfies every constraint, x is one of least violation, see `solvers.feasibility`),
-    success (status 0: the KKT conditions hold to gtol), message, convexity, warning, method (for "auto" the
-    one picked), device, constr_violation (the largest violation of a constraint, bound
-    or cone; 0 without any), multipliers (by constraint label, see
-    `solvers.constrained`), and history: one `Iteration` per iterate (with `kkt`
-    and `violation` under constraints).
+    success (status 0: the KKT conditions hold to gtol), message, convexity, warning,
+    method (for "auto" the one picked), device, constr_violation (the largest violation
+    of a constraint, bound or cone; 0 without any), multipliers (by constraint label, see
+    `solvers.constrained`), lifted (where kinks were lifted: the variables added), and
+    history: one `Iteration` per iterate (with `kkt` and `violation` under constraints).
     """
     if method not in METHODS and method != "auto":
         raise SolverError(f"method {method!r} is not one of {', '.join(METHODS)}, auto")
@@ -78,8 +78,8 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
     task = prepare(problem, data, x0)
     lifted = epigraph.lift(task) if device == "cpu" else epigraph.Lifted(task)
     work = lifted.task                # kinks of affine arguments as epigraph variables
-    if lifted.added and callback is not None:
-        opts.callback = _hiding(callback, lifted.added)
+    if lifted.added:
+        _for_lifted(opts, task, lifted)
     if method == "auto":
         method = constrained.auto(work, lifted.added)
     opts.max_iter = max_iter if max_iter is not None else MAX_ITER[method]
@@ -87,17 +87,31 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
     xp = array_module(device)
     obj = Objective(work, xp)
     opts.sign, opts.second_order, opts.convex = task.sign, bool(second_order), convexity == "convex"
-    if task.constraints and lifted.added:   # an original row sums lifted rows: hold each tighter
-        opts.feasibility = 1.0 / (1 + sum(v.size for v in work.free if v.name in lifted.added))
     start = time.perf_counter()
-    if work.constrained:              # constraints, closed bounds or matrix variables
-        out = constrained.solve(work, obj, method, lambda: _method(method, gtol, tol, memory), opts, gtol, tol)
-        if work.constraints and out.status in (1, 2) and convexity == "convex" and out.violation > feasibility.INFEASIBLE:
-            out = _diagnosed(work, obj, out, opts, gtol, tol, memory)
-    else:
-        out = run(obj, _method(method, gtol, tol, memory), obj.pack(work.x0), opts)
+    out = _solve(work, obj, method, opts, gtol, tol, memory)
     result = _result(work, obj, out, method, device, convexity, warning, time.perf_counter() - start)
     return _restore(result, lifted, task, xp, gtol) if lifted.added else result
+
+
+def _for_lifted(opts: Options, task: Task, lifted) -> None:
+    """Options for a lifted task: the callback shown the original variables; where the
+    task has constraints, each lifted row held tighter, since an original row sums them."""
+    if opts.callback is not None:
+        opts.callback = _hiding(opts.callback, lifted.added)
+    if task.constraints:
+        opts.feasibility = 1.0 / (1 + sum(v.size for v in lifted.task.free if v.name in lifted.added))
+
+
+def _solve(work: Task, obj: Objective, method: str, opts: Options, gtol: float, tol: float, memory: int):
+    """The solve's outcome: `run` without constraints, bounds or cones, else
+    `constrained.solve`, then phase one where a convex solve stopped with a violation."""
+    make = lambda: _method(method, gtol, tol, memory)                  # noqa: E731
+    if not work.constrained:
+        return run(obj, make(), obj.pack(work.x0), opts)
+    out = constrained.solve(work, obj, method, make, opts, gtol, tol)
+    if work.constraints and out.status in (1, 2) and opts.convex and out.violation > feasibility.INFEASIBLE:
+        out = _diagnosed(work, obj, out, opts, gtol, tol, memory)
+    return out
 
 
 def _diagnosed(work: Task, obj: Objective, out, opts: Options, gtol: float, tol: float, memory: int):

@@ -80,7 +80,7 @@ def examine(obj, z, f: float, g, hessian, opts, start, travel, stopped: int) -> 
     started at `start`. `hessian`: the Hessian (dense or Blocks), a function giving it,
     or None (Hessian-vector products). `travel`: directions the iterates moved along
     (None entries ignored)."""
-    words = _words(opts.sign)
+    words = stop_words(opts.sign)
     if stopped == 0 and opts.second_order and not opts.convex and obj.n:
         verdict = _second_order(obj, z, f, g, hessian, opts, start, words)
         if verdict is not None:
@@ -304,7 +304,8 @@ def _stays_zero(obj, z, d, unit: float, farther) -> bool:
     return all(obj.value(z + (r * unit) * d, overflow=True) == 0.0 for r in farther)
 
 
-def _words(sign: float) -> dict[str, str]:
+def stop_words(sign: float) -> dict[str, str]:
+    """The words a stop of a minimisation (sign > 0) or a maximisation uses."""
     keys = ("min", "falling", "falls", "below", "inf", "lowest")
     if sign > 0:
         return dict(zip(keys, ("min", "decreasing", "decreases", "below", "infimum", "lowest")))

@@ -1,7 +1,8 @@
 """`convexcheck solve FILE --data DATA.npz`: verdict, iterations, solution file.
 
 Exit status: 0 converged; 1 stopped without converging (iteration limit, failed line
-search, no minimiser, infeasible constraints); 2 bad input (the message names the file, array or option); 130 interrupted.
+search, no minimiser, infeasible constraints); 2 bad input (the message names the file,
+array or option); 130 interrupted.
 """
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import interior, lagrangian, pathfollow, qp, recession
+from . import certify, interior, lagrangian, pathfollow, qp, recession
 from .bounds import Projected
 from .constraints import Constraints, affine_in, bound_violation
 from .device import to_host
@@ -72,11 +72,12 @@ def solve(task, obj, name: str, make, opts, gtol: float, tol: float) -> Solved:
 def _interior(task, view, cons, opts, gtol, tol) -> Solved:
     ip = interior.Interior(view, cons, opts, gtol, tol)
     y0 = view.pack(task.x0)
-    res = qp.solve(ip, y0, opts.max_iter, opts.sign) if qp.applies(task) else None
+    is_qp = qp.applies(task)
+    res = qp.solve(ip, y0, opts.max_iter, opts.sign) if is_qp else None
     if res is None:            # not a QP, or one whose Newton matrix is not positive definite
         ip = interior.Interior(view, cons, opts, gtol, tol)
         res = pathfollow.solve(ip, y0, opts.max_iter, opts.sign)
-    if res.status in (1, 2) and ip.xp is np and qp.applies(task):
+    if res.status in (1, 2) and ip.xp is np and is_qp:
         res = _unbounded(ip, res)
     st = res.st
     rows = ip.xp.zeros(cons.m)
@@ -97,10 +98,10 @@ def _unbounded(ip, res):
     found = recession.ray(data, res.st.y)
     if found is None:
         return res
-    big, way = ("max", "rises") if ip.opts.sign < 0 else ("min", "falls")
-    message = (f"stopped: no {big}imiser: the objective is unbounded on the feasible set: it {way} at the "
-               f"rate {abs(found[1]):.3g} along a direction the constraints allow (G d <= 0, E d = 0, "
-               f"H d = 0: a recession direction, found by linprog)")
+    words = certify.stop_words(ip.opts.sign)
+    message = (f"stopped: no {words['min']}imiser: the objective is unbounded on the feasible set: it "
+               f"{words['falls']} at the rate {abs(found[1]):.3g} along a direction the constraints allow "
+               f"(G d <= 0, E d = 0, H d = 0: a recession direction, found by linprog)")
     return dataclasses.replace(res, status=5, message=message)
 
 

@@ -1,8 +1,8 @@
 """Infeasible constraints told apart from a solve that stopped early: phase one.
 
 When a constrained solve of a problem proven convex stops without converging at a point
-that violates its constraints, `diagnose` minimises the largest violation (Boyd and
-Vandenberghe 11.4.1, the phase I method):
+that violates its constraints, `solvers.api` solves the task `phase_one` builds, which
+minimises the largest violation (Boyd and Vandenberghe 11.4.1, the phase I method):
 
     minimise t  subject to  c_k(x) <= t  (every entry of every `<=` constraint),
                             -t <= e_j(x) <= t  (every `==` constraint),  t >= -1,

@@ -36,7 +36,7 @@ import math
 
 from .bounds import Projected
 from .history import Iteration
-from .linalg import Blocks
+from .linalg import Blocks, objective_size
 from .loop import max_abs, run, stationarity
 from .objective import block_axis
 from .space import Box, dense
@@ -210,7 +210,7 @@ def solve(task, view, cons, make, opts, gtol: float, tol: float):
     aug = Augmented(view, cons, first_penalty(view, cons, y))
     inner = _Inner(aug, make, opts, history)
     f0, g0 = view.value_grad(y)
-    need = gtol * _size(view.xp, f0, g0, y)     # stationarity, in the objective's own scale
+    need = gtol * objective_size(view.xp, f0, g0, y)     # stationarity, in the objective's own scale
     before, target, status, message = math.inf, need, 1, ""
     for k in range(MAX_OUTER):
         scaled = Scaled(aug, scaling(aug, y))
@@ -270,14 +270,6 @@ class _Inner:
             if out.status != 1 or scaled.plain or self.budget <= 0:
                 return y, out
             scaled = Scaled(aug, scaling(aug, y))
-
-
-def _size(xp, f: float, g, y) -> float:
-    """min(1, |f| + max|g| (1 + max|y|)) at the start: below 1 for an objective of tiny
-    scale (an LP whose costs are 1e-9), whose stationarity an absolute gtol would grant at
-    once (as `pathfollow.gap_needed` scales the duality gap)."""
-    size = abs(f) + (float(xp.max(xp.abs(g))) * (1.0 + float(xp.max(xp.abs(y)))) if y.size else 0.0)
-    return min(1.0, size) if size > 0 else 1.0
 
 
 def _tolerance(start: float, V: float, target: float) -> float:

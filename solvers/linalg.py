@@ -113,3 +113,12 @@ def _solve(xp, L, rhs):
         return solve_triangular(L.T, solve_triangular(L, rhs, lower=True), lower=False)
     y = xp.linalg.solve(L, rhs)
     return xp.linalg.solve(xp.swapaxes(L, -1, -2), y)
+
+
+def objective_size(xp, f: float, g, y) -> float:
+    """min(1, |f| + max|g| (1 + max|y|)): the objective's size near y, below 1 only for
+    an objective of tiny scale (an LP whose costs are 1e-9), whose stopping tests are
+    scaled down by it (`pathfollow.gap_needed`, the augmented Lagrangian's stationarity);
+    1 where f and g are 0."""
+    size = abs(f) + (float(xp.max(xp.abs(g))) * (1.0 + float(xp.max(xp.abs(y)))) if y.size else 0.0)
+    return min(1.0, size) if size > 0 else 1.0

@@ -25,10 +25,11 @@ MESSAGES = {
     3: "stopped by the callback",
 }                    # 4 (not a local minimum) and 5 (no minimiser): `certify` words them
 MAX_ESCAPES = 10     # steps away from saddle points in one solve
-ROUNDING = 2.0 ** -26  # sqrt(eps): a Newton step this small relative to x is rounding (`_at_rounding_level`)
+EPS = 2.0 ** -52
+ROUNDING = math.sqrt(EPS)  # a Newton step this small relative to x is rounding (`_at_rounding_level`)
 ROUNDED = "converged at the rounding level: Newton's step moves no entry beyond sqrt(eps) of x"
 GAIN = 1e-10         # a converged point of a tiny-scale objective that predicts more than
-FLOOR = 100 * 2.0 ** -52   # GAIN |f| and FLOOR |f at the start| steps on (`_more_to_gain`)
+FLOOR = 100 * EPS    # GAIN |f| and FLOOR |f at the start| steps on (`_more_to_gain`)
 
 
 @dataclass
@@ -132,11 +133,7 @@ def run(obj, method, z, opts: Options) -> Outcome:
         history.append(it)
         status, d, d_point = iterate(obj, method, z, f, g, extra, it, opts, clock, k)
         opts.f_last = f
-        message = _message(status, method) if status is not None else None
-        if status == 0 and ROUNDED in it.fallbacks:
-            message = (f"converged to float64's precision: max|g| = {it.gmax:.3g} > gtol, but Newton's step "
-                       f"moves no entry beyond sqrt(eps) of x and predicts a decrease under f's rounding "
-                       f"(the objective's scale is {abs(f):.3g})")
+        message = _message(status, method, it, f) if status is not None else None
         if status in (0, 1, 2):
             with clock("eval"):
                 verdict = certify.examine(_face(method, obj, z, g), z, f, g, lambda: method.hessian(obj, z, extra), opts,
@@ -265,11 +262,11 @@ def _at_rounding_level(obj, z, f: float, g, dr: Direction) -> bool:
     near 1e-5); at ordinary scales the last test never holds above gtol."""
     if math.isnan(dr.decrement) or dr.gradient or dr.damping or getattr(obj, "box", None) is not None:
         return False
-    xp, eps = obj.xp, 2.0 ** -52
+    xp = obj.xp
     size = float(xp.max(xp.abs(z))) if obj.n else 0.0
     step = float(xp.max(xp.abs(dr.d))) if obj.n else 0.0
-    return (step <= ROUNDING * (1.0 + size) and dr.decrement <= 1e3 * eps * abs(f)
-            and float(xp.max(xp.abs(g))) * (1.0 + size) <= 1e4 * eps * abs(f))
+    return (step <= ROUNDING * (1.0 + size) and dr.decrement <= 1e3 * EPS * abs(f)
+            and float(xp.max(xp.abs(g))) * (1.0 + size) <= 1e4 * EPS * abs(f))
 
 
 def _check_start(f: float, gmax: float) -> None:
@@ -303,13 +300,17 @@ def _callback(opts: Options, obj, z, it: Iteration) -> bool:
 
 
 def _open_message(names: list[str], sign: float, f: float) -> str:
-    big, way = ("max", "rises") if sign < 0 else ("min", "falls")
-    return (f"stopped: no {big}imiser: the objective {way} towards a bound its declaration excludes "
-            f"(the strict bound of {', '.join(names)}: `pos`, `> c` or `< c`), reaching {sign * f:.6g} there: its "
-            f"{'supremum' if sign < 0 else 'infimum'} is not attained; declare the bound closed (`nonneg`, "
-            f"`>= c`) to reach it")
+    words = certify.stop_words(sign)
+    return (f"stopped: no {words['min']}imiser: the objective {words['falls']} towards a bound its "
+            f"declaration excludes (the strict bound of {', '.join(names)}: `pos`, `> c` or `< c`), reaching "
+            f"{sign * f:.6g} there: its {words['inf']} is not attained; declare the bound closed "
+            f"(`nonneg`, `>= c`) to reach it")
 
 
-def _message(status: int, method) -> str:
+def _message(status: int, method, it: Iteration, f: float) -> str:
+    if status == 0 and ROUNDED in it.fallbacks:
+        return (f"converged to float64's precision: max|g| = {it.gmax:.3g} > gtol, but Newton's step moves "
+                f"no entry beyond sqrt(eps) of x and predicts a decrease under f's rounding (the "
+                f"objective's scale is {abs(f):.3g})")
     newton = " and lambda^2/2 <= tol" if method.newton else ""
     return MESSAGES[status].format(newton=newton)

@@ -19,8 +19,9 @@ If the corrected step fails, the plain Newton step for the same mu is tried.
 Stops (status 0) when max|r_d| <= gtol, the largest violation of a constraint <=
 gtol / 100 and the duality gap (s.lam + (y - l).zl + (u - y).zu + sum <M, Z>) <=
 max(tol, GAP * (1 + |f|)), scaled down where the objective is small (`gap_needed`):
-for a convex problem f is then within that gap of the optimum. Status 1: the iteration limit; 2: no step passed (constraints that may be
-infeasible, or have no interior); 3: the callback; 5: the iterates run off to infinity.
+for a convex problem f is then within that gap of the optimum. Status 1: the iteration
+limit; 2: no step passed (constraints that may be infeasible, or have no interior); 3:
+the callback; 5: the iterates run off to infinity.
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ from . import cone
 from .data import SolverError
 from .history import HEADER, Clock, Iteration, optimize_result, row
 from .interior import Interior, Point, State, System, curvature, finite
+from .linalg import objective_size
 
 GAP = 1e-10          # duality gap relative to 1 + |f| at which the solve stops
 VIOLATION = 1e-2     # and the largest violation at most this times gtol
@@ -106,11 +108,10 @@ def _record(ip: Interior, st: State, pt: Point, k: int, sign: float) -> Iteratio
 
 
 def gap_needed(xp, tol: float, f: float, g, y) -> float:
-    """The duality gap the stop asks for: max(tol, GAP (1 + |f|)), scaled down by the
-    objective's size near y, |f| + max|g| (1 + max|y|), where that is below 1 (an LP
-    whose costs are 1e-9 is then solved to 1e-10 of its own scale, not to 1e-12 absolute)."""
-    size = abs(f) + (float(xp.max(xp.abs(g))) * (1.0 + float(xp.max(xp.abs(y)))) if y.size else 0.0)
-    return max(tol, GAP * (1 + abs(f))) * min(1.0, size) if size > 0 else max(tol, GAP * (1 + abs(f)))
+    """The duality gap the stop asks for: max(tol, GAP (1 + |f|)) times the objective's
+    size near y (`linalg.objective_size`: an LP whose costs are 1e-9 is solved to 1e-10
+    of its own scale, not to 1e-12 absolute)."""
+    return max(tol, GAP * (1 + abs(f))) * objective_size(xp, f, g, y)
 
 
 def _stop(ip: Interior, st: State, pt: Point, it: Iteration, k: int, max_iter: int):

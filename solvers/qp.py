@@ -249,11 +249,11 @@ def _loop(ip: Interior, mth: Method, it: Iterate, max_iter: int, sign: float, hi
     for k in range(max_iter + 1):
         Hy = qp.hy(xp, it.y)
         rd, rb, re = mth.residuals(it, Hy)
-        f, g = qp.value(xp, it.y, Hy), Hy + qp.q
-        status, record = _check(ip, mth, it, f, g, rd, k, max_iter, sign)
+        f = qp.value(xp, it.y, Hy)
+        need = gap_needed(xp, ip.tol, f, Hy + qp.q, it.y)         # the gap the stop asks for
+        status, record = _check(ip, mth, it, f, need, rd, k, max_iter, sign)
         history.append(record)
         if status is None:
-            need = gap_needed(xp, ip.tol, f, g, it.y)             # the gap the stop asks for
             moved = _iterate(mth, it, rd, rb, re, record, FLOOR * need / max(mth.m, 1))
             if moved is None or _stalled(history):
                 return None
@@ -267,15 +267,16 @@ def _loop(ip: Interior, mth: Method, it: Iterate, max_iter: int, sign: float, hi
     raise AssertionError("unreachable: the last iteration returns")
 
 
-def _check(ip: Interior, mth: Method, it: Iterate, f: float, g, rd, k: int, max_iter: int, sign: float):
-    """(status or None, the Iteration record) at the iterate."""
+def _check(ip: Interior, mth: Method, it: Iterate, f: float, need: float, rd, k: int, max_iter: int,
+           sign: float):
+    """(status or None, the Iteration record) at the iterate; `need`: the gap the stop asks for."""
     xp, qp = mth.xp, mth.qp
     stat = float(xp.max(xp.abs(rd))) if rd.size else 0.0
     viol = violation(xp, qp, it.y)
     comp = float(xp.max(it.t * it.z)) if mth.m else 0.0
     record = Iteration(k, sign * f, stat, kkt=max(stat, viol, comp), violation=viol)
     gap = float(it.t @ it.z)
-    if stat <= ip.gtol and viol <= VIOLATION * ip.gtol and gap <= gap_needed(xp, ip.tol, f, g, it.y):
+    if stat <= ip.gtol and viol <= VIOLATION * ip.gtol and gap <= need:
         return 0, record
     if k == max_iter:
         return 1, record

@@ -216,7 +216,7 @@ ORDER = {
 
 def _child_orders_call(an, node: Syntax):
     fn = node.value
-    if fn in ("delta", "vector", "matrix", *REDUCTIONS[1:]) or (fn == "sum" and len(node.args) == 1):
+    if fn in ("delta", "vector", "matrix", "mean", "max", "min") or (fn == "sum" and len(node.args) == 1):
         return (0,)       # delta's n is a number, not a tensor; sum(2) sums a scalar
     if fn in dag.SPECIAL + ("tr",):
         return (2,)
@@ -328,6 +328,11 @@ def _build_sum(an, node, args, axes):
     return dag.product(args[0], dag.const(1.0), (s, "", s[:k] + s[k + 1:]))
 
 
+def _build_mean(an, node, args, axes):
+    """sum(x) over the count of x's entries, a sum of ones over x's axes."""
+    return dag.div(_sum_all(args[0]), _sum_all(dag.const(1.0, args[0].axes)))
+
+
 def _build_fill(an, node, args, axes):
     c = args[0]
     if isinstance(c, dag.Const):
@@ -344,8 +349,8 @@ def _build_diag(an, node, args, axes):
 
 _CALLS = {
     "delta": lambda an, node, args, axes: dag.delta(_delta_n(an, node), axes),
-    "sum": _build_sum, "vector": _build_fill, "max": access.build_max, "min": access.build_max,
-    "mean": lambda an, node, args, axes: dag.div(_sum_all(args[0]), _sum_all(dag.const(1.0, args[0].axes))), "matrix": _build_fill, "diag": _build_diag,
+    "sum": _build_sum, "mean": _build_mean, "max": access.build_max, "min": access.build_max,
+    "vector": _build_fill, "matrix": _build_fill, "diag": _build_diag,
     "sqrt": lambda an, node, args, axes: dag.power(args[0], dag.const(0.5)),
     "tr": lambda an, node, args, axes: dag.product(args[0], dag.const(1.0), ("ii", "", "")),
     **{f: (lambda an, node, args, axes, f=f: dag.special(f, args[0])) for f in dag.SPECIAL},
