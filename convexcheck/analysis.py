@@ -17,6 +17,7 @@ import tensorcalc as tc
 
 from . import entrywise
 from .certificate import Certificate, axis_lengths
+from .chords import chord_witnesses, kinked
 from .classify import classify
 from .model import Attributes, Part, Problem
 from .problem import load_problem
@@ -131,9 +132,24 @@ def _part(problem: Problem, part: Part, names: list[str], run: dict) -> PartRepo
     evidence = search(part.expr, problem, names, samples=samples, seed=run["seed"],
                       sizes=run["sizes"], want=want, progress=run["progress"],
                       fixed=run["fixed"], guard=GUARD_SAMPLES if len(want) < 2 else 0) if names and samples else None
+    evidence = _with_chords(part.expr, problem, names, evidence, want, run)
     inconsistencies = _guard(cert, evidence)
     sides = [_side(kind, cert, None if kind in inconsistencies else evidence, conditions) for kind in KINDS]
     return PartReport(part, names, *sides, cert, evidence, list(inconsistencies.values()))
+
+
+def _with_chords(expr, problem: Problem, names: list[str], evidence, want, run: dict):
+    """`evidence` with chord witnesses (`chords`) for the kinds the Hessian search left
+    without one: the wanted kinds (from `samples` pairs) and, as the guard's check of a
+    proof of a function with kinks (whose Hessian the guard cannot trust to show wrong
+    curvature), the proven ones (from GUARD_SAMPLES pairs)."""
+    if evidence is None or not evidence.samples:
+        return evidence
+    seek = [k for k in KINDS if getattr(evidence, f"{k}_witness") is None and (k in want or kinked(expr))]
+    pairs = run["samples"] if any(k in want for k in seek) else GUARD_SAMPLES
+    found = chord_witnesses(expr, problem, names, seek, pairs=pairs, seed=run["seed"],
+                            sizes=run["sizes"], fixed=run["fixed"])
+    return dataclasses.replace(evidence, **{f"{k}_witness": w for k, w in found.items()}) if found else evidence
 
 
 def _certificate(problem: Problem, part: Part, names: list[str], attributes) -> Certificate:

@@ -134,6 +134,9 @@ def _how(p: PartReport) -> list[str]:
 def _witness(w, names: list[str]) -> str:
     where = ", ".join(f"{n} = {_array(w.point[n])}" for n in names if n in w.point)
     along = ", ".join(f"d{n} = {_array(w.direction[n])}" for n in names if n in w.direction)
+    if w.chord:
+        return (f"the chord from x - d to x + d, at {where}, {along}: f(x + d) + f(x - d) - 2 f(x) = "
+                f"{w.second_difference:.3g} (extended precision: {w.curvature:.3g})")
     return (f"at {where}, along {along}: d^T H d = {w.curvature:.3g}, second difference "
             f"{w.second_difference:.3g}")
 

@@ -52,20 +52,25 @@ class Witness:
     curvature: float
     second_difference: float
     step: float
+    chord: bool = False
+
+    # A chord witness (`chords`) has no Hessian behind it: `second_difference` is the
+    # gap f(x + d) + f(x - d) - 2 f(x) in double precision, `curvature` the same gap in
+    # extended precision, and `step` 1.
 
     def to_dict(self) -> dict:
         """JSON-ready: arrays as nested lists of Python floats (which JSON round-trips exactly)."""
         return {"point": {n: np.asarray(v, dtype=float).tolist() for n, v in self.point.items()},
                 "direction": {n: np.asarray(v, dtype=float).tolist() for n, v in self.direction.items()},
                 "curvature": float(self.curvature), "second_difference": float(self.second_difference),
-                "step": float(self.step)}
+                "step": float(self.step), "chord": bool(self.chord)}
 
     @classmethod
     def from_dict(cls, data: dict) -> "Witness":
         """The inverse of `to_dict`."""
         arrays = lambda d: {n: np.asarray(v, dtype=float) for n, v in d.items()}  # noqa: E731
         return cls(arrays(data["point"]), arrays(data["direction"]), float(data["curvature"]),
-                   float(data["second_difference"]), float(data["step"]))
+                   float(data["second_difference"]), float(data["step"]), bool(data.get("chord", False)))
 
 
 @dataclass(frozen=True)
@@ -120,18 +125,32 @@ def _second_difference(expr, problem, point, direction, h, g0) -> float | None:
     return s if abs(s) > tol and math.isfinite(s) else None
 
 
-def _value(expr, problem, point, direction, t: float) -> float | None:
-    """f(x + t d) by plain evaluation, or None if x + t d breaks an attribute or f is not finite."""
+def _value(expr, problem, point, direction, t: float, dtype=np.float64, compiled=None):
+    """f(x + t d) by plain evaluation, or None if x + t d breaks an attribute or f is not finite.
+
+    The point x + t d is formed in double precision; with `dtype` np.longdouble every
+    input is then widened and f evaluated in extended precision (a value of that type,
+    or None where some operation cannot compute in it, such as LAPACK's inv and det).
+    `compiled`: f's compiled code (`tensorcalc.compile`) to call instead of evaluating
+    the expression node by node (faster; for screening, not for verifying)."""
     moved = dict(point)
     for name, d in direction.items():
         moved[name] = point[name] + t * d
         if not satisfies(problem.declarations[name].attributes, moved[name]):
             return None
+    if dtype is not np.float64:
+        moved = {name: np.asarray(v, dtype=dtype) for name, v in moved.items()}
+    unsupported = (TypeError,) if dtype is not np.float64 else ()     # LAPACK: double precision only
     try:
-        value = float(tensorcalc.evaluate(expr, moved))
-    except (tensorcalc.DomainError, np.linalg.LinAlgError):
+        value = np.asarray(tensorcalc.evaluate(expr, moved) if compiled is None else compiled(moved))
+    except (tensorcalc.DomainError, np.linalg.LinAlgError, *unsupported):
         return None
-    return value if math.isfinite(value) else None
+    if dtype is np.float64:
+        return float(value) if math.isfinite(float(value)) else None
+    return value[()] if value.dtype == dtype and np.isfinite(value) else None
+
+
+value_along = _value     # the public name, for `chords`
 
 
 # ----------------------------------------------------------------------------- search

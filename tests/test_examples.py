@@ -24,7 +24,7 @@ EXPECTED = {
     "quad_over_lin": ("convex", P, D, {"x": (P, D), "y": (P, D)}),
     "geometric_mean": ("convex", D, P, {"x": (D, P), "y": (D, P)}),
     "constrained": ("convex", D, P, {"p": (D, P)}),
-    "chebyshev": ("convex", P, U, {"x": (P, U)}),
+    "chebyshev": ("convex", P, D, {"x": (P, D)}),
 }
 
 

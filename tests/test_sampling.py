@@ -224,7 +224,8 @@ def test_witness_round_trips_through_json():
     expr, prob = quadratic(symmetric=True)
     witness = sampling.search(expr, prob, ["x"]).convex_witness
     data = json.loads(json.dumps(witness.to_dict()))
-    assert set(data) == {"point", "direction", "curvature", "second_difference", "step"}
+    assert set(data) == {"point", "direction", "curvature", "second_difference", "step", "chord"}
+    assert data["chord"] is False
     again = sampling.Witness.from_dict(data)
     assert all(np.array_equal(again.point[n], witness.point[n]) for n in witness.point)
     assert again.curvature == witness.curvature and again.step == witness.step

@@ -1,0 +1,107 @@
+"""Chord witnesses (convexcheck.chords): Jensen gaps for kinked functions, each re-checked
+here with NumPy formulas written independently of tensorcalc, and refused where only
+rounding makes the gap."""
+import json
+
+import numpy as np
+import pytest
+
+import convexcheck
+from convexcheck import analysis, chords, sampling
+from convexcheck.certificate import Certificate
+from convexcheck.problem import parse_problem
+
+needs_extended = pytest.mark.skipif(not chords.EXTENDED, reason="longdouble is no wider than double here")
+
+# (problem text, the side a chord must disprove, the function in NumPy, taking the witness point)
+KINKED = [
+    ("variable x[4]\nminimize max(x)", "concave", lambda p: np.max(p["x"])),
+    ("variable x[n]\nminimize sum(pos(x))", "concave", lambda p: np.sum(np.maximum(p["x"], 0))),
+    ("variable x\nminimize x^2 - abs(x)", "convex", lambda p: p["x"] ** 2 - abs(p["x"])),
+    ("variable x\nminimize log(exp(x) + exp(-x)) - abs(x)", "convex",
+     lambda p: np.logaddexp(p["x"], -p["x"]) - abs(p["x"])),
+    ("parameter A[4, n]\nparameter b[4]\nvariable x[n]\nminimize norm_inf(A * x - b)", "concave",
+     lambda p: np.max(np.abs(p["A"] @ p["x"] - p["b"]))),
+    ("variable x[3]\nvariable y[3]\nminimize max(x) - max(y)", "convex", lambda p: np.max(p["x"]) - np.max(p["y"])),
+]
+
+
+def _numpy_gap(f, witness) -> float:
+    ends = [{n: witness.point[n] + t * witness.direction.get(n, 0.0) for n in witness.point} for t in (1, -1)]
+    return f(ends[0]) + f(ends[1]) - 2 * f(witness.point)
+
+
+@needs_extended
+@pytest.mark.parametrize("text, kind, f", KINKED)
+def test_kinked_functions_are_disproved_by_a_chord_numpy_confirms(text, kind, f):
+    side = getattr(convexcheck.analyze(text, samples=5, seed=0).objective, kind)
+    assert side.status == "disproved"
+    w = side.witness
+    assert w.chord and w.step == 1.0
+    gap = _numpy_gap(f, w)
+    assert (gap < 0) if kind == "convex" else (gap > 0)
+    assert gap == pytest.approx(w.second_difference, rel=1e-6, abs=1e-12)
+
+
+def test_convex_pwl_functions_keep_their_proofs_and_no_chord_contradicts_them():
+    for text in ("variable x[4]\nminimize max(x)", "variable x[5]\nminimize norm1(x) + norm_inf(x)",
+                 "variable x\nvariable y\nminimize abs(x) + abs(y) + relu(x + y) + maximum(x, y)"):
+        part = convexcheck.analyze(text, samples=20, seed=1).objective
+        assert part.convex.status == "proven" and not part.inconsistencies, (text, part.inconsistencies)
+
+
+def _cancelling():
+    """x^2 written as (x + 1e8)^2 - 1e16 - 2e8 x: convex, but its double-precision values
+    carry rounding errors of about 2, so chords of length < 1 show gaps of either sign."""
+    return parse_problem("variable x\nminimize (x + 100000000)^2 - 10000000000000000 - 200000000 * x")
+
+
+def test_a_gap_made_by_rounding_is_refused():
+    problem = _cancelling()
+    expr = problem.objective.expr
+    refused = 0
+    for k in range(200):
+        m, d = {"x": np.array(0.3 + 0.01 * k)}, {"x": np.array(0.05)}
+        gap = chords._gap(expr, problem, m, d, np.float64)
+        if gap is not None and gap < 0:            # a false "not convex" in double precision
+            assert chords._confirmed(expr, problem, m, d, "convex") is None
+            refused += 1
+    assert refused > 0, "the example should produce spurious negative gaps"
+
+
+def test_cancellation_is_never_disproved_convex():
+    part = convexcheck.analyze("variable x\nminimize (x + 100000000)^2 - 10000000000000000 - 200000000 * x",
+                               samples=40, seed=3).objective
+    assert part.convex.status != "disproved"
+
+
+def test_without_extended_precision_no_chord_is_made(monkeypatch):
+    monkeypatch.setattr(chords, "EXTENDED", False)
+    part = convexcheck.analyze("variable x[4]\nminimize max(x)", samples=5, seed=0).objective
+    assert part.concave.status == "unknown"
+
+
+def test_matrix_functions_without_extended_precision_make_no_chord():
+    problem = parse_problem("variable X[2, 2] pd\nminimize tr(inv(X))")
+    m = {"X": np.eye(2)}
+    assert sampling.value_along(problem.objective.expr, problem, m, {"X": 0.1 * np.eye(2)}, 1.0, np.longdouble) is None
+    assert sampling.value_along(problem.objective.expr, problem, m, {"X": 0.1 * np.eye(2)}, 1.0) == pytest.approx(2 / 1.1)
+
+
+@needs_extended
+def test_a_chord_withdraws_a_wrong_proof(monkeypatch):
+    monkeypatch.setattr(analysis, "_certificate", lambda *a: Certificate(True, True, ["(a wrong proof)"]))
+    part = convexcheck.analyze("variable x[4]\nminimize max(x)", samples=5, seed=0).objective
+    assert part.concave.status == "unknown"          # a contradicted proof is withdrawn, as a bug to report
+    assert any("concave proof is contradicted" in text and "verified witness" in text for text in part.inconsistencies)
+    assert part.convex.status == "proven"
+
+
+@needs_extended
+def test_chord_witness_round_trips_through_json_and_reads_in_the_report():
+    report = convexcheck.analyze("variable x\nminimize x^2 - abs(x)", samples=5, seed=0)
+    w = report.objective.convex.witness
+    again = sampling.Witness.from_dict(json.loads(json.dumps(w.to_dict())))
+    assert again.chord and again.step == 1.0 and np.array_equal(again.point["x"], w.point["x"])
+    assert (again.curvature, again.second_difference) == (w.curvature, w.second_difference)
+    assert "the chord from x - d to x + d" in report.to_text().replace("\n        ", " ")
