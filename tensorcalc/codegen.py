@@ -40,6 +40,8 @@ from .evaluation import MAX_ENTRIES, fixed_lengths
 from .minors import exact_forms
 from .simplification import simplify as simplified
 
+KNOWN_SHAPES = 32      # shape signatures whose checked lengths a compiled function keeps
+
 ELEMENTWISE_CODE = {
     "sin": "xp.sin({})", "cos": "xp.cos({})", "tan": "xp.tan({})", "arcsin": "xp.arcsin({})",
     "arccos": "xp.arccos({})", "arctan": "xp.arctan({})", "tanh": "xp.tanh({})", "exp": "xp.exp({})",
@@ -364,8 +366,7 @@ class Compiled:
             if not hasattr(value, "shape"):                  # lists, numbers: NumPy arrays
                 values[name] = np.asarray(value, dtype=float)
         xp = array_module(values)
-        lengths = self._lengths(values)
-        self._check_sizes(lengths)
+        lengths = self._checked_lengths(values)
         with np.errstate(all="ignore"):                      # as evaluate: inf and nan, no warnings
             outputs = self._fn(values, xp, lengths, self._contractions)
         if self.single:
@@ -373,6 +374,34 @@ class Compiled:
         if self.keys is not None:
             return dict(zip(self.keys, outputs))
         return outputs
+
+    def _checked_lengths(self, values: Mapping[str, Any]) -> dict[str, int]:
+        """`_lengths`, checked by `_check_sizes`; kept by the shapes of the values read
+        (the only input of both), so a call with the shapes of an earlier one checks
+        nothing again. The dict is shared between those calls: read it, never write it."""
+        known = self.__dict__.setdefault("_known", {})   # not in __init__: `cache` restores without it
+        try:
+            signature = tuple([values[name].shape for name in self._shape_names()])
+        except KeyError:                                 # a value is missing: `_lengths` says which
+            signature = None
+        lengths = known.get(signature)
+        if lengths is None:
+            lengths = self._lengths(values)
+            self._check_sizes(lengths)
+            if signature is not None:
+                if len(known) >= KNOWN_SHAPES:
+                    known.clear()
+                known[signature] = lengths
+        return lengths
+
+    def _shape_names(self) -> tuple[str, ...]:
+        """The variables whose shapes `_lengths` reads: those read, and those giving the
+        lengths of unread axes."""
+        names = self.__dict__.get("_read")
+        if names is None:
+            names = tuple(dict.fromkeys([n for n, _ in self.plan.variables] + [a.var for _, a in self._unread]))
+            self._read = names
+        return names
 
     def _lengths(self, values: Mapping[str, Any]) -> dict[str, int]:
         """Axis lengths by key, checked: every place an axis is read must agree."""

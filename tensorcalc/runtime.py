@@ -18,10 +18,30 @@ from .minors import EXACT, adjugate
 def array_module(values: Mapping[str, Any]):
     """The array module of the arguments, the one place a backend is chosen: CuPy for
     CuPy arrays, `chunked` (Dask for Dask arrays, NumPy for the rest) when one is a Dask
-    array, the Array-API namespace of arrays that have one (JAX, NumPy >= 2), else NumPy."""
-    if any(_is_dask(value) for value in values.values()):
+    array, the Array-API namespace of arrays that have one (JAX, NumPy >= 2), else NumPy.
+    The choice depends on the arguments' types alone (a Dask one aside, whose chunks
+    count), so it is made once per set of types."""
+    types = frozenset(map(type, values.values()))
+    found = _BY_TYPES.get(types)
+    if found is None:
+        found = _module_of(values)
+        if found is not _DASK:
+            if len(_BY_TYPES) >= 64:
+                _BY_TYPES.clear()
+            _BY_TYPES[types] = found
+    if found is _DASK:
         from . import chunked                        # imports Dask, present since a Dask array is
         return chunked.module(values)
+    return found
+
+
+_DASK = object()                 # `_module_of`'s answer where a Dask array decides
+_BY_TYPES: dict[frozenset, Any] = {}
+
+
+def _module_of(values: Mapping[str, Any]):
+    if any(_is_dask(value) for value in values.values()):
+        return _DASK
     for value in values.values():
         if type(value).__module__.split(".")[0] == "cupy":
             return sys.modules["cupy"]
@@ -43,6 +63,8 @@ def narrowed(xp, *arrays):
 
 def out(xp, value, shape, copy: bool):
     """Outputs are arrays of their full shape that the caller owns (never an input)."""
+    if not shape and isinstance(value, float):       # a scalar output (the value): no broadcast
+        return xp.array(value, dtype=float)
     if isinstance(value, float) or getattr(value, "shape", None) != shape:
         return xp.array(xp.broadcast_to(xp.asarray(value, dtype=float), shape))
     return xp.array(value) if copy else value
@@ -124,9 +146,13 @@ class Contraction:
         self.sums = [tuple(k for k, c in enumerate(s) if c in alone) for s in operands]
         self.equation = ",".join("".join(c for c in s if c not in alone) for s in operands) + "->" + out
         self.cache: dict[tuple, Any] = {}
+        # one operand whose sums leave exactly the output ('ij->i', 'i->'): nothing to contract
+        self.summed_only = len(operands) == 1 and bool(self.sums[0]) and self.equation == f"{out}->{out}"
 
     def __call__(self, *arrays):
         arrays = [a.sum(axis=axes) if axes else a for a, axes in zip(arrays, self.sums)]
+        if self.summed_only:
+            return arrays[0]
         shapes = tuple(a.shape for a in arrays)
         expression = self.cache.get(shapes)
         if expression is None:
