@@ -14,6 +14,7 @@ import contextlib
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg import lapack
 
 BETA = 1e-3          # first shift, relative to the largest diagonal entry
 MAX_SHIFTS = 60      # tau doubles each time; 60 doublings reach any finite scale
@@ -70,8 +71,10 @@ def _damped(xp, A) -> Step:
     low, scale = float(diag.min()), float(xp.abs(diag).max())
     beta = BETA * (scale if scale > 0 else 1.0)
     tau = 0.0 if low > 0 else beta - low
-    eye = xp.eye(A.shape[-1])
+    eye = None                    # made at the first shift: most Hessians need none
     for shifts in range(MAX_SHIFTS):
+        if tau and eye is None:
+            eye = xp.eye(A.shape[-1])
         factor = cholesky(xp, A + tau * eye if tau else A)
         if factor is not None:
             return Step(None, tau, shifts, factor)
@@ -81,18 +84,31 @@ def _damped(xp, A) -> Step:
 
 def cholesky(xp, A):
     """The lower Cholesky factor(s) of A (batched over leading axes), or None when A is
-    not numerically positive definite."""
+    not numerically positive definite. One float64 matrix on the host is factored by
+    LAPACK's dpotrf directly (the routine NumPy calls, without its wrapper's checks)."""
+    if xp is np and A.ndim == 2 and A.shape[0] and A.dtype == np.float64:
+        factor, info = lapack.dpotrf(A, lower=1, clean=1, overwrite_a=0)
+        if info != 0:
+            return None
+    else:
+        factor = _factored(xp, A)
+        if factor is None:
+            return None
+    diag = factor.diagonal(axis1=-2, axis2=-1)
+    return factor if bool((diag > 0).all()) and bool(xp.isfinite(factor).all()) else None
+
+
+def _factored(xp, A):
+    """The array module's Cholesky factor(s) of A, or None where it reports failure."""
     try:
         with _raising(xp):
-            factor = xp.linalg.cholesky(A)
+            return xp.linalg.cholesky(A)
     except np.linalg.LinAlgError:
         return None
     except Exception as exc:  # noqa: BLE001 - CuPy's LinAlgError is its own class
         if type(exc).__name__ != "LinAlgError":
             raise
         return None
-    diag = xp.diagonal(factor, axis1=-2, axis2=-1)
-    return factor if bool(xp.all(diag > 0)) and bool(xp.isfinite(factor).all()) else None
 
 
 def _raising(xp):
@@ -106,9 +122,11 @@ def _raising(xp):
 def _solve(xp, L, rhs):
     """x with L L^T x = rhs; triangular solves for one matrix, batched solves for blocks."""
     if L.ndim == 2:
-        if xp is np:
-            from scipy.linalg import cho_solve
-            return cho_solve((L, True), rhs, check_finite=False)
+        if xp is np:              # LAPACK's dpotrs, as cho_solve calls it, without its checks
+            x, info = lapack.dpotrs(L, rhs, lower=1)
+            if info != 0:
+                raise ValueError(f"dpotrs: illegal value in argument {-info}")
+            return x
         from cupyx.scipy.linalg import solve_triangular
         return solve_triangular(L.T, solve_triangular(L, rhs, lower=True), lower=False)
     y = xp.linalg.solve(L, rhs)
