@@ -22,7 +22,7 @@ import numpy as np
 import tensorcalc as tc
 from tensorcalc import Expr, dag
 
-from .data import Task
+from .data import Task, variables
 from .distributed import evaluated
 from .objective import Objective
 from .space import View, dense
@@ -39,7 +39,7 @@ class Part:
     def __init__(self, task: Task, constraint, view: View):
         self.constraint, self.view = constraint, view
         obj = view.obj
-        present = tc.variables(constraint.expr)
+        present = variables(constraint.expr)
         free = tuple(v for v in task.free if v.name in present)
         sub = dataclasses.replace(task, expr=constraint.expr, sign=1.0, free=free, constraints=(),
                                   fixed={n: a for n, a in task.fixed.items() if n in present})
@@ -117,7 +117,7 @@ class Rows:
 
     def __init__(self, task: Task, constraint, view: View, y0):
         self.constraint, self.view = constraint, view
-        names = tuple(v.name for v in task.free if v.name in tc.variables(constraint.expr))
+        names = tuple(v.name for v in task.free if v.name in variables(constraint.expr))
         self.part = Part(task, constraint, view)          # packing, data, coordinates
         self.program = _rows_program(constraint.expr, names)
         self.affine = self.part.affine
@@ -271,7 +271,7 @@ def affine_in(expr: Expr, names) -> bool:
     """Whether `expr` is affine in the variables `names` (those it does not read count as
     affine): no gradient reads one of them. (A zero symbolic Hessian would not do: relu
     and abs have one and are not affine.)"""
-    found = tc.variables(expr)
+    found = variables(expr)
     return _affine(expr, tuple(n for n in names if n in found))
 
 

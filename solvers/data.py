@@ -169,6 +169,13 @@ def _as_problem(problem, data: dict, x0) -> Problem:
                       f"text or a tensorcalc expression, not {type(problem).__name__}")
 
 
+@lru_cache(maxsize=4096)
+def variables(expr: Expr) -> MappingProxyType:
+    """`tc.variables(expr)`, kept: expressions are immutable and hash-consed, so the
+    answer never changes; read-only, as it is shared."""
+    return MappingProxyType(tc.variables(expr))
+
+
 @lru_cache(maxsize=256)
 def _variables_of(exprs: tuple[Expr, ...]) -> MappingProxyType:
     """The variables the expressions read, by name: the same for every solve of one problem

@@ -29,6 +29,7 @@ becomes a QP for `qp`. `solvers.api` reports the result in the original variable
 from __future__ import annotations
 
 import dataclasses
+from functools import lru_cache
 
 import numpy as np
 
@@ -38,7 +39,7 @@ from tensorcalc import Expr, dag
 from tensorcalc.dag import Const, Elementwise, Product, Sum, Var
 from tensorcalc.degree import degree
 
-from .data import Constraint, Free, Task
+from .data import Constraint, Free, Task, variables
 
 KINKS = ("abs", "relu")
 LABEL = "epigraph"           # labels of the added constraints: "epigraph 1", ...
@@ -57,14 +58,17 @@ class Lifted:
 def lift(task: Task) -> Lifted:
     """The task with every liftable kink of the objective and of its `<=` constraints
     replaced (see the module docstring); the task itself when there is none."""
-    walk = _Walk(task)
-    expr = walk.rewrite(task.expr)
-    constraints = [dataclasses.replace(c, expr=walk.rewrite(c.expr)) if c.kind == "<=" else c
-                   for c in task.constraints]
-    if not walk.sites:
+    declarations = task.problem.declarations
+    names = frozenset(v.name for v in task.free)
+    nonneg = frozenset(n for n, d in declarations.items()
+                       if d.kind == "parameter" and d.attributes.lower is not None and d.attributes.lower >= 0)
+    expr, rewritten, sites = _rewritten(task.expr, tuple(c.expr if c.kind == "<=" else None for c in task.constraints),
+                                        names, names | frozenset(task.fixed) | frozenset(declarations), nonneg)
+    if not sites:
         return Lifted(task)
+    constraints = [dataclasses.replace(c, expr=e) if e is not None else c for c, e in zip(task.constraints, rewritten)]
     free, x0, added, labels = list(task.free), dict(task.x0), [], []
-    for k, (fn, args, t) in enumerate(walk.sites, 1):
+    for k, (fn, args, t) in enumerate(sites, 1):
         values = [_value(A, task, x0) for A in args]
         # t >= |A| bounds t below already: a bound t >= 0 beside it would make three
         # constraints meet where A = 0 (degenerate, and badly conditioned near there)
@@ -80,14 +84,25 @@ def lift(task: Task) -> Lifted:
     return Lifted(lifted, tuple(added), tuple(labels))
 
 
-class _Walk:
-    """Finds and replaces the liftable sites (one walk per expression, a cache per node)."""
+@lru_cache(maxsize=128)
+def _rewritten(expr: Expr, constraints: tuple[Expr | None, ...], names: frozenset, taken: frozenset,
+               nonneg: frozenset):
+    """(objective, `<=` constraints (None for the others), sites) rewritten by one walk:
+    a function of the expressions and the names alone, so kept for the next solve of the
+    same problem, which then walks nothing."""
+    walk = _Walk(names, taken, nonneg)
+    out = walk.rewrite(expr)
+    rows = tuple(None if c is None else walk.rewrite(c) for c in constraints)
+    return out, rows, tuple(walk.sites)
 
-    def __init__(self, task: Task):
-        self.names = frozenset(v.name for v in task.free)
-        self.taken = set(self.names) | set(task.fixed) | set(task.problem.declarations)
-        self.nonneg = {n for n, d in task.problem.declarations.items()
-                       if d.kind == "parameter" and d.attributes.lower is not None and d.attributes.lower >= 0}
+
+class _Walk:
+    """Finds and replaces the liftable sites (one walk per expression, a cache per node):
+    `names` the free variables, `taken` every name in use, `nonneg` the parameters
+    declared >= 0."""
+
+    def __init__(self, names: frozenset, taken: frozenset, nonneg: frozenset):
+        self.names, self.taken, self.nonneg = names, set(taken), nonneg
         self.sites: list[tuple[str, Expr, Var]] = []
         self.done: dict[tuple, Expr] = {}
 
@@ -128,7 +143,7 @@ class _Walk:
 
     def _product(self, node: Product, sign: int) -> Expr:
         """Into the one factor that reads a free variable, when the others have one sign."""
-        reading = [k for k, a in enumerate(node.args) if self.names & set(tc.variables(a))]
+        reading = [k for k, a in enumerate(node.args) if self.names & variables(a).keys()]
         signs = [self._sign(a) for k, a in enumerate(node.args) if k not in reading]
         if len(reading) != 1 or 0 in signs:
             return node
@@ -138,7 +153,7 @@ class _Walk:
 
     def _smooth(self, expr: Expr) -> bool:
         """No kink (abs, relu, sign) of the free variables left in expr."""
-        return not any(isinstance(n, Elementwise) and n.fn in KINKS + ("sign",) and self.names & set(tc.variables(n))
+        return not any(isinstance(n, Elementwise) and n.fn in KINKS + ("sign",) and self.names & variables(n).keys()
                        for n in dag.topo(expr))
 
     def _sign(self, node: Expr) -> int:
@@ -174,7 +189,7 @@ def _max_operands(node: Expr) -> list[Expr]:
 
 def _value(A: Expr, task: Task, x0: dict) -> np.ndarray:
     """A at the start (its shape is the new variable's)."""
-    present = tc.variables(A)
+    present = variables(A)
     values = {n: np.asarray(a) for n, a in {**task.fixed, **x0}.items() if n in present}
     return np.asarray(tc.evaluate(A, values), dtype=float)
 
