@@ -26,11 +26,15 @@ EPS = 1e-3       # the widest band in which a bound counts as binding
 
 def free_mask(obj, y, g):
     """1.0 for the free coordinates, 0.0 for the binding ones (see the module docstring)."""
+    return 1.0 - _binding(obj, y, g).astype(y.dtype)
+
+
+def _binding(obj, y, g):
+    """True for the binding coordinates."""
     xp, box = obj.xp, obj.box
     pg = y - box.project(xp, y - g)
-    eps = min(EPS, float(xp.max(xp.abs(pg)))) if obj.n else 0.0
-    binding = ((y <= box.lower + eps) & (g > 0)) | ((y >= box.upper - eps) & (g < 0))
-    return 1.0 - binding.astype(y.dtype)
+    eps = min(EPS, float(xp.abs(pg).max())) if obj.n else 0.0
+    return ((y <= box.lower + eps) & (g > 0)) | ((y >= box.upper - eps) & (g < 0))
 
 
 class Projected(Method):
@@ -41,6 +45,7 @@ class Projected(Method):
         self.inner = inner
         self.name, self.newton = f"projected {inner.name}", inner.newton
         self.free = None
+        self._last = None         # (obj, y, g, mask) of the last `_mask`
 
     def evaluate(self, obj, z, last: bool = False):
         return self.inner.evaluate(obj, z, last)
@@ -62,20 +67,29 @@ class Projected(Method):
         return H if H is None or self.free is None else masked(obj.xp, H, self.free)
 
     def direction(self, obj, z, f, g, extra, clock) -> Direction:
-        free = free_mask(obj, z, g)
-        if bool(obj.xp.all(free == 1.0)):
-            self.free = None
+        self.free = self._mask(obj, z, g)
+        if self.free is None:
             return self.inner.direction(obj, z, f, g, extra, clock)
-        self.free = free
         rule = FACE.get(type(self.inner))
         return rule(self, obj, z, f, g, extra, clock) if rule else self.inner.direction(obj, z, f, g, extra, clock)
 
     def face(self, obj, z, g):
         """`obj` on the face of z (Hessian-vector products, and `hessian` after this call,
         of the masked Hessian), for `certify`."""
-        free = free_mask(obj, z, g)
-        self.free = None if bool(obj.xp.all(free == 1.0)) else free
+        self.free = self._mask(obj, z, g)
         return obj if self.free is None else _Face(obj, self.free)
+
+    def _mask(self, obj, z, g):
+        """`free_mask`, None when no coordinate is binding. Kept for the same arrays: the
+        loop asks `face` at the point where it has just asked `direction` (its iterates
+        and gradients are new arrays, never changed in place)."""
+        last = self._last
+        if last is not None and last[0] is obj and last[1] is z and last[2] is g:
+            return last[3]
+        binding = _binding(obj, z, g)
+        free = 1.0 - binding.astype(z.dtype) if bool(binding.any()) else None
+        self._last = (obj, z, g, free)
+        return free
 
 
 def masked(xp, H, free):

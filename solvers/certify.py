@@ -155,16 +155,16 @@ def _spectrum(xp, w, V, flat, how: str) -> Curvature:
     negative curvature, the sum of the eigenvectors of every negative eigenvalue (each
     with its largest entry positive), so that one step leaves all of them at once, its
     Rayleigh quotient their mean; else the lowest eigenvector."""
-    lowest, scale = float(xp.min(w)), float(xp.max(xp.abs(w)))
+    lowest, scale = float(w.min()), float(xp.abs(w).max())
     take = w < -NEGATIVE * scale
-    if not bool(xp.any(take)):
+    if not bool(take.any()):
         take = xp.zeros(w.size, dtype=bool)
         take[int(xp.argmin(w))] = True               # argmin of the flattened eigenvalues
         take = take.reshape(w.shape)
     big = xp.argmax(xp.abs(V), axis=-2)[..., None, :]
     signs = xp.sign(xp.take_along_axis(V, big, axis=-2))[..., 0, :]
     vector = flat(xp.sum(V * (signs * take)[..., None, :], axis=-1))
-    along = float(xp.sum(w * take)) / float(xp.sum(take))
+    along = float((w * take).sum()) / float(take.sum())
     return Curvature(lowest, scale, vector / float(xp.linalg.norm(vector)), along, how)
 
 
@@ -205,7 +205,7 @@ def _products(obj, z):
         obj.hvp(z, obj.xp.zeros(obj.n))
         return lambda v: obj.hvp(z, v)
     except (TensorCalcError, SolverError):
-        h = 1e-6 * max(1.0, float(obj.xp.max(obj.xp.abs(z))))
+        h = 1e-6 * max(1.0, float(obj.xp.abs(z).max()))
         return lambda v: (obj.value_grad(z + h * v)[1] - obj.value_grad(z - h * v)[1]) / (2 * h)
 
 
@@ -222,7 +222,7 @@ def _downhill(obj, g, v):
 def scale(obj, z, start) -> float:
     """max(1, |z|, |z - start|) in the infinity norm: the unit of distance of the probes."""
     xp = obj.xp
-    return max(1.0, float(xp.max(xp.abs(z))), float(xp.max(xp.abs(z - start))))
+    return max(1.0, float(xp.abs(z).max()), float(xp.abs(z - start).max()))
 
 
 def escape(obj, z, f, g, v, curve: float, T: float, opts):
@@ -259,7 +259,7 @@ def no_minimiser(obj, z, f: float, directions, start):
     xp = obj.xp
     T = scale(obj, z, start)
     for d in directions:
-        size = float(xp.max(xp.abs(d))) if obj.n else 0.0
+        size = float(xp.abs(d).max()) if obj.n else 0.0
         if not size > 0:
             continue
         last = f

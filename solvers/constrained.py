@@ -123,7 +123,7 @@ def _by_variable(view, zl, zu, hasL, hasU) -> dict:
     for side, z, has in (("lower", zl, hasL), ("upper", zu, hasU)):
         full_has = view.unpack(view.xp.asarray(has, dtype=float))
         for name, values in view.unpack(z).items():
-            if bool(view.xp.any(full_has[name] > 0)):
+            if bool((full_has[name] > 0).any()):
                 out[f"{side} bound of {name}"] = to_host(values)
     return out
 

@@ -233,7 +233,7 @@ class Constraints:
             return 0.0
         xp = self.xp
         excess = xp.where(self.equality, xp.abs(c), xp.maximum(c, 0.0))
-        return float(xp.max(excess)) if bool(xp.isfinite(excess).all()) else math.inf
+        return float(excess.max()) if bool(xp.isfinite(excess).all()) else math.inf
 
 
 def _fresh(name: str, taken) -> str:
@@ -256,7 +256,7 @@ def bound_violation(view: View, y) -> float:
     if view.box is not None and view.n:
         below = xp.maximum(view.box.lower - y, 0.0)
         above = xp.maximum(y - view.box.upper, 0.0)
-        worst = max(float(xp.max(below)), float(xp.max(above)))
+        worst = max(float(below.max()), float(above.max()))
     for sign, X in view.space.matrices(y):
         low = float(xp.linalg.eigvalsh(sign * (X + X.T) / 2).min())
         worst = max(worst, -low)

@@ -138,5 +138,5 @@ def objective_size(xp, f: float, g, y) -> float:
     an objective of tiny scale (an LP whose costs are 1e-9), whose stopping tests are
     scaled down by it (`pathfollow.gap_needed`, the augmented Lagrangian's stationarity);
     1 where f and g are 0."""
-    size = abs(f) + (float(xp.max(xp.abs(g))) * (1.0 + float(xp.max(xp.abs(y)))) if y.size else 0.0)
+    size = abs(f) + (float(xp.abs(g).max()) * (1.0 + float(xp.abs(y).max())) if y.size else 0.0)
     return min(1.0, size) if size > 0 else 1.0

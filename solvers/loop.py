@@ -72,7 +72,7 @@ class Method:
 
 def max_abs(obj, g) -> float:
     """max|g| as a host scalar (0 for no variables)."""
-    return float(obj.xp.max(obj.xp.abs(g))) if obj.n else 0.0
+    return float(obj.xp.abs(g).max()) if obj.n else 0.0
 
 
 def stationarity(obj, z, g):
@@ -263,10 +263,10 @@ def _at_rounding_level(obj, z, f: float, g, dr: Direction) -> bool:
     if math.isnan(dr.decrement) or dr.gradient or dr.damping or getattr(obj, "box", None) is not None:
         return False
     xp = obj.xp
-    size = float(xp.max(xp.abs(z))) if obj.n else 0.0
-    step = float(xp.max(xp.abs(dr.d))) if obj.n else 0.0
+    size = float(xp.abs(z).max()) if obj.n else 0.0
+    step = float(xp.abs(dr.d).max()) if obj.n else 0.0
     return (step <= ROUNDING * (1.0 + size) and dr.decrement <= 1e3 * EPS * abs(f)
-            and float(xp.max(xp.abs(g))) * (1.0 + size) <= 1e4 * EPS * abs(f))
+            and float(xp.abs(g).max()) * (1.0 + size) <= 1e4 * EPS * abs(f))
 
 
 def _check_start(f: float, gmax: float) -> None:

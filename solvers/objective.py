@@ -47,12 +47,14 @@ class Objective:
                         or v.attributes.upper is not None]
         self.counts = {"nfev": 0, "njev": 0, "nhev": 0}
         self._invariants: dict[Expr, object] = {}      # hoisted values by expression
+        self._local = not any(map(is_dask, self.fixed.values()))   # no Dask data: no dask.compute
 
     def set_fixed(self, name: str, array) -> None:
         """Hold the fixed array `name` at a new value of the same shape (block methods);
         a Dask array (a row factor on the workers) is kept as it is."""
         self.fixed[name] = placed(self.xp, name, array) if is_dask(array) else to_device(self.xp, array)
         self._invariants = {e: v for e, v in self._invariants.items() if name not in tc.variables(e)}
+        self._local = not any(map(is_dask, self.fixed.values()))
 
     # ------------------------------------------------------------------ packing
     def pack(self, arrays: dict):
@@ -104,7 +106,11 @@ class Objective:
         program, _, invariants = _program(self.task.expr, self.names, kind, self.orders)
         try:
             hoisted = {name: self._invariant(e, z) for name, e in invariants.items()}
-            return evaluated(program, self._values(z, {**hoisted, **(extra or {})}))
+            values = self._values(z, {**hoisted, **(extra or {})})
+            # hoisted values read the fixed data only; z and extra are Dask only for a row factor
+            if self._local and not is_dask(z) and not (extra and any(map(is_dask, extra.values()))):
+                return program(values)
+            return evaluated(program, values)
         except ShapeError as exc:
             raise SolverError(f"{exc}; for large variables use method='newton-cg' or 'lbfgs', "
                               f"which never build the Hessian") from None

@@ -120,7 +120,7 @@ def _stop(ip: Interior, st: State, pt: Point, it: Iteration, k: int, max_iter: i
         return 0
     if k == max_iter:
         return 1
-    if ip.view.n and float(ip.xp.max(ip.xp.abs(st.y))) > FAR:
+    if ip.view.n and float(ip.xp.abs(st.y).max()) > FAR:
         return 5
     return None
 

@@ -181,7 +181,7 @@ class Method:
 
 def _longest(xp, v, dv, tau: float) -> float:
     """The largest step <= 1 keeping the fraction tau of v > 0 along dv: 1 / max(-dv / v)."""
-    worst = float(xp.min(dv / v)) if v.size else 0.0
+    worst = float((dv / v).min()) if v.size else 0.0
     return 1.0 if worst >= 0 else min(1.0, -tau / worst)
 
 
@@ -237,7 +237,7 @@ def _start(ip: Interior, mth: Method, st: State) -> Iterate:
         t, z = t + 1.0, z + 1.0
     tz = float(t @ z)
     t, z = t + 0.5 * tz / float(z.sum()), z + 0.5 * tz / float(t.sum())
-    if not (bool(xp.all(t > 0)) and bool(xp.all(z > 0)) and math.isfinite(float(t @ z))):
+    if not (bool((t > 0).all()) and bool((z > 0).all()) and math.isfinite(float(t @ z))):
         return plain
     full = mth.exact(y, xp.concatenate([t, xp.ones(mth.m - mg)]))
     mu = float(t @ z) / mg
@@ -271,16 +271,16 @@ def _check(ip: Interior, mth: Method, it: Iterate, f: float, need: float, rd, k:
            sign: float):
     """(status or None, the Iteration record) at the iterate; `need`: the gap the stop asks for."""
     xp, qp = mth.xp, mth.qp
-    stat = float(xp.max(xp.abs(rd))) if rd.size else 0.0
+    stat = float(xp.abs(rd).max()) if rd.size else 0.0
     viol = violation(xp, qp, it.y)
-    comp = float(xp.max(it.t * it.z)) if mth.m else 0.0
+    comp = float((it.t * it.z).max()) if mth.m else 0.0
     record = Iteration(k, sign * f, stat, kkt=max(stat, viol, comp), violation=viol)
     gap = float(it.t @ it.z)
     if stat <= ip.gtol and viol <= VIOLATION * ip.gtol and gap <= need:
         return 0, record
     if k == max_iter:
         return 1, record
-    if it.y.size and float(xp.max(xp.abs(it.y))) > FAR:
+    if it.y.size and float(xp.abs(it.y).max()) > FAR:
         return 5, record
     if not math.isfinite(f) or not bool(xp.isfinite(rd).all()):
         return 2, record
@@ -293,7 +293,7 @@ def _stalled(history: list) -> bool:
 
 def violation(xp, qp: Data, y) -> float:
     parts = [xp.maximum(qp.G @ y - qp.h, 0.0), xp.abs(qp.E @ y - qp.e)]
-    worst = [float(xp.max(p)) for p in parts if p.size]
+    worst = [float(p.max()) for p in parts if p.size]
     return max(worst + [0.0])
 
 

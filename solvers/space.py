@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -47,14 +49,23 @@ class Box:
         """P(z + t d): projected on the closed bounds, and at most the fraction TAU of the
         way from z to a strict bound (the fraction-to-the-boundary rule)."""
         p = self.project(xp, z + t * d)
-        has_above, has_below = xp.isfinite(self.above), xp.isfinite(self.below)
-        if bool(xp.any(has_above)):
+        has_above, has_below, any_above, any_below = self._strict(xp)
+        if any_above:
             floor = xp.where(has_above, self.above, 0.0) + (1 - TAU) * (z - xp.where(has_above, self.above, 0.0))
             p = xp.where(has_above, xp.maximum(p, floor), p)
-        if bool(xp.any(has_below)):
+        if any_below:
             ceiling = xp.where(has_below, self.below, 0.0) - (1 - TAU) * (xp.where(has_below, self.below, 0.0) - z)
             p = xp.where(has_below, xp.minimum(p, ceiling), p)
         return p
+
+    def _strict(self, xp):
+        """(where a strict bound lies above, below, whether any does each way), found once:
+        the bounds of a box never change."""
+        found = self.__dict__.get("_found")
+        if found is None:
+            has_above, has_below = xp.isfinite(self.above), xp.isfinite(self.below)
+            found = self._found = (has_above, has_below, bool(has_above.any()), bool(has_below.any()))
+        return found
 
 
 @dataclass(frozen=True)
@@ -149,9 +160,8 @@ class View:
 
     def __init__(self, obj):
         self.obj, self.xp, self.counts = obj, obj.xp, obj.counts
-        self.space = Space(obj.free, obj.offsets, obj.xp)
+        self.space, self.box = _layout(tuple(obj.free), tuple(obj.offsets), obj.xp)
         self.n, self.free, self.names = self.space.n, obj.free, obj.names
-        self.box = _box(obj, self.space)
 
     def pack(self, arrays: dict):
         return self.space.reduce(self.obj.pack(arrays))
@@ -180,6 +190,31 @@ class View:
 
     def hvp(self, y, v):
         return self.space.grad(self.obj.hvp(self.space.lift(y), self.space.lift(v)))
+
+
+def _layout(free: tuple, offsets: tuple, xp) -> tuple[Space, Box | None]:
+    """The `Space` and `Box` of the free variables; on the host kept per variables (every
+    solve of a problem has the same), with their arrays made read-only since shared."""
+    if xp is not np:
+        return _built(free, offsets, xp)
+    return _kept(free, offsets)
+
+
+@lru_cache(maxsize=64)
+def _kept(free: tuple, offsets: tuple) -> tuple[Space, Box | None]:
+    space, box = _built(free, offsets, np)
+    arrays = [space.up, space.down, space.back, space.twin]
+    if box is not None:
+        box._strict(np)
+        arrays += [box.lower, box.upper, box.above, box.below, *box._found[:2]]
+    for a in arrays:
+        a.flags.writeable = False
+    return space, box
+
+
+def _built(free: tuple, offsets: tuple, xp) -> tuple[Space, Box | None]:
+    space = Space(free, offsets, xp)
+    return space, _box(SimpleNamespace(free=free, offsets=offsets, n=offsets[-1], xp=xp), space)
 
 
 def _box(obj, space: Space) -> Box | None:
