@@ -105,3 +105,48 @@ def test_chord_witness_round_trips_through_json_and_reads_in_the_report():
     assert again.chord and again.step == 1.0 and np.array_equal(again.point["x"], w.point["x"])
     assert (again.curvature, again.second_difference) == (w.curvature, w.second_difference)
     assert "the chord from x - d to x + d" in report.to_text().replace("\n        ", " ")
+
+
+# ----------------------------------------------------------------------------- random kinked sums
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from conftest import examples  # noqa: E402
+
+_PIECES = {   # text of a convex piece in x[3] and y, its NumPy twin (a, c: coefficients)
+    "abs": (lambda a, c: f"abs({_lin(a, c)})", lambda a, c, x, y: abs(a[:3] @ x + a[3] * y + c)),
+    "relu": (lambda a, c: f"relu({_lin(a, c)})", lambda a, c, x, y: max(a[:3] @ x + a[3] * y + c, 0.0)),
+    "square": (lambda a, c: f"({_lin(a, c)})^2", lambda a, c, x, y: (a[:3] @ x + a[3] * y + c) ** 2),
+    "max": (lambda a, c: f"max(x) + {c:g} * y", lambda a, c, x, y: np.max(x) + c * y),
+    "huber": (lambda a, c: f"huber({_lin(a, c)})",
+              lambda a, c, x, y: (lambda u: u * u if abs(u) <= 1 else 2 * abs(u) - 1)(a[:3] @ x + a[3] * y + c)),
+}
+
+
+def _lin(a, c) -> str:
+    return f"{a[0]:g} * x[0] + {a[1]:g} * x[1] + {a[2]:g} * x[2] + {a[3]:g} * y + {c:g}"
+
+
+_coef = st.integers(-3, 3).map(float)
+_piece = st.tuples(st.sampled_from(sorted(_PIECES)), st.lists(_coef, min_size=4, max_size=4), _coef,
+                   st.integers(-2, 3).map(float))
+
+
+@settings(max_examples=examples(40))
+@given(st.lists(_piece, min_size=1, max_size=4), st.integers(0, 3))
+def test_random_kinked_sums_get_no_false_chord(pieces, seed):
+    """Weighted sums of kinked pieces: with weights >= 0 the sum is convex and never
+    disproved convex; whatever the weights, every chord witness is a real Jensen gap of
+    the NumPy twin."""
+    text = " + ".join(f"({w:g}) * ({_PIECES[k][0](a, c)})" for k, a, c, w in pieces)
+    def f(p):
+        return sum(w * _PIECES[k][1](np.array(a), c, p["x"], float(p["y"])) for k, a, c, w in pieces)
+    part = convexcheck.analyze(f"variable x[3]\nvariable y\nminimize {text}", samples=5, seed=seed).objective
+    assert not part.inconsistencies, part.inconsistencies
+    if all(w >= 0 for *_, w in pieces):
+        assert part.convex.status != "disproved", (text, part.convex.witness)
+    for kind in ("convex", "concave"):
+        w = getattr(part, kind).witness
+        if w is not None and w.chord:
+            gap = _numpy_gap(f, w)
+            assert (gap < 0) if kind == "convex" else (gap > 0), (text, kind, gap)
