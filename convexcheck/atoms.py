@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from .intervals import cos_sign, sin_sign
 from .signs import Interval
 
 
@@ -90,6 +91,16 @@ def _saturating(name: str):
     return fact
 
 
+def _trig(name: str, bend, slope):
+    """sin, cos: sin'' = -sin and cos'' = -cos, so each is concave where it is >= 0 and
+    convex where <= 0; sin' = cos, cos' = -sin give the monotonicity. `bend` and `slope`
+    sign the function and its derivative on the whole interval (`intervals.half_turn`)."""
+    def fact(iv: Interval) -> Fact | None:
+        side = bend(iv)
+        return None if side == 0 else Fact(CONCAVE if side > 0 else CONVEX, slope(iv), name)
+    return fact
+
+
 def _sign(iv: Interval) -> Fact | None:
     return Fact(CONSTANT, 0, "sign") if one_sided(iv) else None
 
@@ -105,6 +116,8 @@ ELEMENTWISE = {
     "tanh": _saturating("tanh"),
     "arctan": _saturating("arctan"),
     "sign": _sign,
+    "sin": _trig("sin", sin_sign, cos_sign),
+    "cos": _trig("cos", cos_sign, lambda iv: -sin_sign(iv)),
 }
 
 
@@ -130,6 +143,22 @@ def power(p: float, iv: Interval) -> Fact | None:
     if whole and int(p) % 2 == 0:
         return Fact(CONVEX, -side, name)
     return Fact(CONVEX, -1, name) if side > 0 else Fact(CONCAVE, -1, name)
+
+
+def power_range(lo: float, hi: float, iv: Interval) -> Fact | None:
+    """x^p for every p in [lo, hi] (a parameter's declared range, or a number known by
+    bounds), on the interval `iv` of x, which must show the base's sign itself (no implicit
+    domain is assumed for such powers): p >= 1 convex, nondecreasing on x >= 0; 0 <= p <= 1
+    concave, nondecreasing on x >= 0; p <= 0 convex, nonincreasing on x > 0. None where the
+    range crosses 0 or 1 (x^p is then convex for some p and concave for others)."""
+    name = f"x^p, p {'= ' + format(float(lo), 'g') if lo == hi else f'in [{float(lo):g}, {float(hi):g}]'}"
+    if lo >= 1 and iv.nonneg:
+        return Fact(CONVEX, 1, name)
+    if lo >= 0 and hi <= 1 and iv.nonneg:
+        return Fact(CONCAVE, 1, name)
+    if hi <= 0 and one_sided(iv) > 0:
+        return Fact(CONVEX, -1, name)
+    return None
 
 
 def compose(fact: Fact, arg: Curvature) -> Curvature:

@@ -4,9 +4,10 @@
 parents, and gives every node an entrywise curvature in the analysed variables (a
 `Verdict`): constants and variables by definition; sums, nonnegative and nonpositive
 multiples, linear maps and gathers by linearity; h(g) for a function of the fact table
-(`atoms`) by the composition theorem; and the patterns no single atom states (`patterns`:
-norms, log-sum-exp, quadratic over linear, `b + relu(a - b)` = max(a, b)). A node the rules cannot classify gets the Hessian
-certificate (`certificate.certify`, Klaus et al. 2022) on an abstraction of it: its maximal
+(`atoms`) by the composition theorem, powers with a parameter exponent by its declared
+range; and the patterns no single atom states (`norms`: q-norms written with powers;
+`patterns`: log-sum-exp, quadratic over linear, `b + relu(a - b)` = max(a, b)). A node the
+rules cannot classify gets the Hessian certificate (`certificate.certify`, Klaus et al. 2022) on an abstraction of it: its maximal
 affine subexpressions replaced by fresh free variables (sound: convexity on all of their
 range implies it on the affine image), or its classified children replaced by fresh
 variables, whose monotonicity is then read from the sign of the gradient (the composition
@@ -24,19 +25,20 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import tensorcalc as tc
 from tensorcalc import dag
 from tensorcalc.dag import (LETTERS, Const, Delta, Elementwise, Expr, Gather, Power, Product, Special,
                             Sum, Var)
 
-from . import atoms
+from . import atoms, norms
 from .atoms import AFFINE, CONSTANT, CONVEX, UNKNOWN, Curvature
 from .certificate import Certificate, certify
 from .definite import cone
 from .model import Attributes
 from .patterns import (WHY_LIMIT, Verdict, bilinear, describe, exp_sum, hessian_rules, max_pattern, max_range,
-                       max_splits, quad_over_lin, sum_of_squares)
+                       max_splits, quad_over_lin)
 from .signs import NONNEG, Interval, Signs, domain_facts, meet, mul
 
 NONPOS = Interval(-math.inf, 0.0)
@@ -248,15 +250,21 @@ def _elementwise(walk: Walk, node: Elementwise) -> Verdict | None:
 
 
 def _power(walk: Walk, node: Power) -> Verdict | None:
+    """A q-norm to a power >= 1 (`norms`), else x^p by the fact table: a constant p by
+    `atoms.power` (its implicit domain is the walk's), an exponent that is a whole number
+    likewise, any other (1/3, a parameter) by its range (`atoms.power_range`)."""
     base, exponent = node.args
-    if not isinstance(exponent, Const):
+    if walk.reads[exponent]:
         return None
-    p = exponent.value
-    if p >= 0.5 and sum_of_squares(walk, base):
-        why = walk.child(base).why
-        return Verdict(CONVEX, f"power {p:g} >= 1/2 of a sum of squares of |affine| or |convex| functions "
-                               f"(a norm to a power >= 1): {why}"[:WHY_LIMIT], walk.child(base).hessian)
-    return _composed(walk, node, atoms.power(p, walk.interval(base)))
+    norm = norms.norm_power(walk, base, exponent)
+    if norm is not None:
+        why = f"{norm} (of convex functions >= 0): {walk.child(base).why}"
+        return Verdict(CONVEX, why[:WHY_LIMIT], walk.child(base).hessian)
+    iv = walk.interval(base)
+    lo, hi = norms.exponent_range(walk, exponent)
+    if isinstance(exponent, Const) or (lo == hi and isinstance(lo, Fraction) and lo.denominator == 1):
+        return _composed(walk, node, atoms.power(float(lo), iv))
+    return _composed(walk, node, atoms.power_range(lo, hi, iv))
 
 
 def _composed(walk: Walk, node: Expr, fact) -> Verdict | None:

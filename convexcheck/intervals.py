@@ -201,3 +201,48 @@ PI = up(math.pi)
 def odd_bounded(bound: float):
     """An increasing odd function with values in (-bound, bound): tanh, arctan, arcsin."""
     return lambda a: Interval(-bound if a.lo < 0 else 0.0, bound if a.hi > 0 else 0.0, excludes_zero(a))
+
+
+PI_BELOW, PI_ABOVE = Fraction(math.pi), Fraction(up(math.pi))      # math.pi < pi < its next float
+
+
+def _pi_times(m: Fraction) -> tuple[Fraction, Fraction]:
+    """Exact rational bounds (lo, hi) on m * pi."""
+    ends = (m * PI_BELOW, m * PI_ABOVE)
+    return min(ends), max(ends)
+
+
+def half_turn(a: Interval, shift: Fraction) -> int | None:
+    """The integer m with a inside [(m + shift) pi, (m + 1 + shift) pi], proven with exact
+    rational bounds on pi; None when no such m is shown (a wider interval, an infinite end)."""
+    if not (math.isfinite(a.lo) and math.isfinite(a.hi)):
+        return None
+    guess = math.floor(a.lo / math.pi - float(shift))
+    for m in (guess - 1, guess, guess + 1):
+        if Fraction(a.lo) >= _pi_times(m + shift)[1] and Fraction(a.hi) <= _pi_times(m + 1 + shift)[0]:
+            return m
+    return None
+
+
+def sin_sign(a: Interval) -> int:
+    """+1 where sin >= 0 on all of a (a in [2k pi, (2k+1) pi]), -1 where sin <= 0, else 0."""
+    m = half_turn(a, Fraction(0))
+    return 0 if m is None else 1 if m % 2 == 0 else -1
+
+
+def cos_sign(a: Interval) -> int:
+    """+1 where cos >= 0 on all of a (a in [(2k - 1/2) pi, (2k + 1/2) pi]), -1 where cos <= 0, else 0."""
+    m = half_turn(a, Fraction(-1, 2))
+    return 0 if m is None else 1 if m % 2 == 0 else -1
+
+
+def sin(a: Interval) -> Interval:
+    """sin a: within [-1, 1], of one sign where a lies in a half-turn of fixed sign."""
+    side = sin_sign(a)
+    return Interval(0.0 if side > 0 else -1.0, 0.0 if side < 0 else 1.0)
+
+
+def cos(a: Interval) -> Interval:
+    """cos a: within [-1, 1], of one sign where a lies in a half-turn of fixed sign."""
+    side = cos_sign(a)
+    return Interval(0.0 if side > 0 else -1.0, 0.0 if side < 0 else 1.0)

@@ -2,10 +2,9 @@
 
 Each takes the walk (its verdicts `child`, intervals `interval`, `reads`, and its two sign
 analyses `signs` and `declared`) and a node, and returns a `Verdict` or None:
-  - a power >= 1/2 of a nonnegative combination of squares u^2 of |affine| or |convex|
-    functions u (a norm of |u| to a power >= 1) — `sum_of_squares`;
   - log of a nonnegative combination of exponentials of convex functions — `exp_sum`;
-  - quadratic over linear, S / D with S such a sum of squares and D concave and > 0;
+  - quadratic over linear, S / D with S a sum of squares (`sum_of_squares`: powers >= 2
+    of convex functions >= 0, `norms`) and D concave and > 0;
   - c * relu(a - b) + c * b + rest = c * max(a, b) + rest, and the range of such a
     maximum (`max_range`: a minimum of positive functions is positive);
   - products of two linear operands (quadratic forms, whose sign follows their curvature).
@@ -15,11 +14,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from tensorcalc.dag import Const, Elementwise, Expr, Gather, Power, Product, Sum, Var
+from tensorcalc.dag import Const, Elementwise, Expr, Gather, Product, Sum, Var
 
 from . import atoms
 from .atoms import CONCAVE, CONSTANT, CONVEX, Curvature
-from .definite import form
+from .norms import degree
 from .intervals import Interval, add, excludes_zero, meet, scale
 from .signs import Signs
 
@@ -63,29 +62,11 @@ def _nonneg_combination(walk, node: Expr, leaf) -> bool:
 
 
 def sum_of_squares(walk, node: Expr) -> bool:
-    """A nonnegative combination of squares u^2 of functions u that are affine, convex and
-    >= 0, or concave and <= 0, and of forms u' K u with u affine and K psd (|K^1/2 u|^2):
-    the root is a norm of |u| (of K^1/2 u), nondecreasing in each |u| and so convex
-    (likewise u^2 / v)."""
-    return _nonneg_combination(walk, node, lambda m: (isinstance(m, Power) and isinstance(m.args[1], Const)
-                               and m.args[1].value == 2.0 and _bends_outward(walk, m.args[0]))
-                               or _psd_form(walk, m))
-
-
-def _psd_form(walk, m: Expr) -> bool:
-    """m is u' u, or u' K u with K a psd matrix that reads no variable (`definite.form`);
-    u affine."""
-    found = form(m, walk.attributes, walk.interval)
-    if found is None:
-        return False
-    u, K = found
-    return (K is None or not walk.reads[K]) and walk.child(u).curvature.affine
-
-
-def _bends_outward(walk, u: Expr) -> bool:
-    """|u| is convex: u affine, or convex and >= 0, or concave and <= 0."""
-    c, iv = walk.child(u).curvature, walk.interval(u)
-    return c.affine or (c.convex and iv.nonneg) or (c.concave and iv.nonpos)
+    """A nonnegative combination of powers >= 2 of convex functions >= 0, of squares of
+    |affine| functions and of forms u' K u, K psd (`norms.degree` at least 2): a sum of
+    squares v_i^2 of convex v_i >= 0, so S / D is a quadratic over linear."""
+    found = degree(walk, node)
+    return found is not None and found.q >= 2
 
 
 def exp_sum(walk, node: Expr) -> bool:
@@ -107,7 +88,7 @@ def quad_over_lin(walk, node: Product, reading: list[int]) -> Verdict | None:
         return None
     if not all(walk.interval(c).nonneg for c in node.args if not walk.reads[c]):
         return None
-    return Verdict(CONVEX, "quadratic over linear: a sum of squares of |affine| or |convex| functions over a "
+    return Verdict(CONVEX, "quadratic over linear: a sum of squares of convex functions >= 0 over a "
                            "positive concave function", hessian_rules([walk.child(a), walk.child(d)]))
 
 

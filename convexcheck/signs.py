@@ -21,8 +21,8 @@ from tensorcalc.algebra import (Expander, Factor, Monomial, TooLarge, canonical,
 from tensorcalc.dag import Axis, Const, Delta, Elementwise, Expr, Power, Product, Special, Sum, Var, Gather, topo
 
 from .definite import Cone, cone, form as square_form
-from .intervals import (ANY, HALF_PI, INF, NONNEG, PI, POSITIVE, Interval, add, exp, log, meet, mul, odd_bounded,
-                        point, power, recip)
+from .intervals import (ANY, HALF_PI, INF, NONNEG, PI, POSITIVE, Interval, add, cos, exp, log, meet, mul,
+                        odd_bounded, point, power, recip, sin)
 from .intervals import excludes_zero as _nz
 from .model import Attributes
 
@@ -31,7 +31,7 @@ MAX_OPEN_POWER = 8              # a sum is opened to at most this power
 
 _ELEMENTWISE = {
     "exp": exp, "log": log,
-    "sin": lambda a: Interval(-1.0, 1.0), "cos": lambda a: Interval(-1.0, 1.0),
+    "sin": sin, "cos": cos,
     "tanh": odd_bounded(1.0), "arctan": odd_bounded(HALF_PI), "arcsin": odd_bounded(HALF_PI),
     "arccos": lambda a: Interval(0.0, PI),
     "abs": lambda a: Interval(0.0 if a.lo <= 0 <= a.hi else min(abs(a.lo), abs(a.hi)),
@@ -117,6 +117,9 @@ class Signs:
             return _ELEMENTWISE[node.fn](self.node(node.args[0]))
         if isinstance(node, Power) and isinstance(node.args[1], Const):
             return power(self.node(node.args[0]), node.args[1].value)
+        if isinstance(node, Power):                 # a^e, e not a number: >= 0 where a >= 0, > 0 where a > 0
+            a = self.node(node.args[0])
+            return Interval(0.0, INF, _nz(a)) if a.nonneg else ANY
         if isinstance(node, Gather):              # the source's values, and 0 off the domain
             iv = self.node(node.args[0])
             return Interval(min(iv.lo, 0.0), max(iv.hi, 0.0)) if node.domain or _guarded(node) else iv
