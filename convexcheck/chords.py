@@ -69,7 +69,7 @@ def _try_pair(expr, problem, variables, a, b, want, found) -> bool:
     for fraction in SHRINK:
         d = {n: fraction * (b[n] - a[n]) / 2 for n in variables}
         m = {**a, **{n: a[n] + d[n] for n in variables}}
-        gap = _gap(expr, problem, m, d, np.float64, _compiled(expr))
+        gap = _gap(expr, problem, m, d, np.float64, screen=True)
         usable |= gap is not None
         for kind in want:
             if kind not in found and gap is not None and _wrong(kind, gap):
@@ -99,10 +99,15 @@ def _compiled(expr):
     return tensorcalc.compile(expr)
 
 
-def _gap(expr, problem, m, d, dtype, compiled=None):
-    """f(m + d) + f(m - d) - 2 f(m) in `dtype`, or None outside the domain, where f is not
-    finite, or where the gap is within rounding noise of the values."""
-    values = [value_along(expr, problem, m, d, t, dtype, compiled) for t in (1.0, 0.0, -1.0)]
+def _gap(expr, problem, m, d, dtype, screen: bool = False):
+    """f(m + d) + f(m - d) - 2 f(m) in `dtype` (by f's compiled code for a `screen`), or
+    None outside the domain, where f is not finite, where the gap is within rounding
+    noise of the values, or where f cannot be evaluated at all (a chord is only evidence)."""
+    try:
+        compiled = _compiled(expr) if screen else None
+        values = [value_along(expr, problem, m, d, t, dtype, compiled) for t in (1.0, 0.0, -1.0)]
+    except tensorcalc.TensorCalcError:
+        return None
     if any(v is None for v in values):
         return None
     gap = values[0] - 2 * values[1] + values[2]
