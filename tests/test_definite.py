@@ -77,8 +77,8 @@ def test_log_det_and_inverses_of_affine_pd_arguments(text, convex, concave):
     ("parameter A[n, n] symmetric\nvariable x[n]\nminimize sqrt(x' * A * x)", "disproved", "disproved"),
     ("parameter A[n, n] psd\nvariable x[n]\nminimize sqrt(exp(x)' * A * exp(x))", "disproved", "disproved"),
     # min written a - relu(a - b): concave, and positive where both are
-    ("variable y\nmaximize y - relu(y - 1)", "unknown", "proven"),
-    ("variable x\nvariable y\nmaximize x - 2 * relu(x - y)", "unknown", "proven"),
+    ("variable y\nmaximize y - relu(y - 1)", "disproved", "proven"),   # not convex: a chord across the kink
+    ("variable x\nvariable y\nmaximize x - 2 * relu(x - y)", "disproved", "proven"),
     ("variable x\nvariable y pos\nminimize x ^ 2 / (y - relu(y - 1))", "proven", "disproved"),
     ("variable x pos\nmaximize log(x) - relu(log(x) - (1 - x))", "disproved", "proven"),
     ("variable x\nvariable y\nmaximize y - relu(y - x ^ 2)", "not proven", "not proven"),   # min(y, x^2)
