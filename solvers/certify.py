@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 
@@ -304,9 +305,12 @@ def _stays_zero(obj, z, d, unit: float, farther) -> bool:
     return all(obj.value(z + (r * unit) * d, overflow=True) == 0.0 for r in farther)
 
 
-def stop_words(sign: float) -> dict[str, str]:
-    """The words a stop of a minimisation (sign > 0) or a maximisation uses."""
-    keys = ("min", "falling", "falls", "below", "inf", "lowest")
-    if sign > 0:
-        return dict(zip(keys, ("min", "decreasing", "decreases", "below", "infimum", "lowest")))
-    return dict(zip(keys, ("max", "increasing", "increases", "above", "supremum", "highest")))
+def stop_words(sign: float) -> MappingProxyType:
+    """The words a stop of a minimisation (sign > 0) or a maximisation uses (read-only:
+    the same two mappings serve every stop)."""
+    return _WORDS[bool(sign > 0)]
+
+
+_KEYS = ("min", "falling", "falls", "below", "inf", "lowest")
+_WORDS = {True: MappingProxyType(dict(zip(_KEYS, ("min", "decreasing", "decreases", "below", "infimum", "lowest")))),
+          False: MappingProxyType(dict(zip(_KEYS, ("max", "increasing", "increases", "above", "supremum", "highest"))))}

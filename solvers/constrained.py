@@ -121,9 +121,9 @@ def _by_variable(view, zl, zu, hasL, hasU) -> dict:
     """Bound multipliers as arrays of each variable's shape, for the variables with bounds."""
     out = {}
     for side, z, has in (("lower", zl, hasL), ("upper", zu, hasU)):
-        full_has = view.unpack(view.xp.asarray(has, dtype=float))
+        full_has = view.unpack(view.xp.asarray(has, dtype=bool))
         for name, values in view.unpack(z).items():
-            if bool((full_has[name] > 0).any()):
+            if bool(full_has[name].any()):
                 out[f"{side} bound of {name}"] = to_host(values)
     return out
 

@@ -175,6 +175,10 @@ class Constraints:
 
     def __init__(self, task: Task, view: View):
         self.view, self.xp = view, view.xp
+        if not task.constraints:                # bounds or cones alone: nothing to compile
+            self.parts, self.labels, self.slices, self.m = [], [], [], 0
+            self.equality = view.xp.zeros(0, dtype=bool)
+            return
         y0 = view.pack(task.x0) if any(c.expr.order for c in task.constraints) else None
         self.parts = [Rows(task, c, view, y0) if c.expr.order else Part(task, c, view) for c in task.constraints]
         self.labels = [c.label for c in task.constraints]

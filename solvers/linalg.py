@@ -67,7 +67,7 @@ def solve(xp, factor, g):
 
 
 def _damped(xp, A) -> Step:
-    diag = xp.diagonal(A, axis1=-2, axis2=-1)
+    diag = A.diagonal(axis1=-2, axis2=-1)
     low, scale = float(diag.min()), float(xp.abs(diag).max())
     beta = BETA * (scale if scale > 0 else 1.0)
     tau = 0.0 if low > 0 else beta - low

@@ -46,7 +46,12 @@ class Objective:
         self.bounded = [v for v in self.free if v.attributes.lower is not None
                         or v.attributes.upper is not None]
         self.counts = {"nfev": 0, "njev": 0, "nhev": 0}
+        self._slots = tuple(zip(self.names, self.offsets, self.offsets[1:], (v.shape for v in self.free)))
+        self._limits = tuple((v.attributes, a, b) for v, a, b in zip(self.free, self.offsets, self.offsets[1:])
+                             if v in self.bounded)
         self._invariants: dict[Expr, object] = {}      # hoisted values by expression
+        self._hoisted: dict[str, dict] = {}            # by kind: the hoisted values a program reads
+        self._programs: dict[str, tuple] = {}          # by kind: `_program`'s answer
         self._local = not any(map(is_dask, self.fixed.values()))   # no Dask data: no dask.compute
 
     def set_fixed(self, name: str, array) -> None:
@@ -54,6 +59,7 @@ class Objective:
         a Dask array (a row factor on the workers) is kept as it is."""
         self.fixed[name] = placed(self.xp, name, array) if is_dask(array) else to_device(self.xp, array)
         self._invariants = {e: v for e, v in self._invariants.items() if name not in tc.variables(e)}
+        self._hoisted = {}
         self._local = not any(map(is_dask, self.fixed.values()))
 
     # ------------------------------------------------------------------ packing
@@ -62,16 +68,14 @@ class Objective:
         return parts[0].copy() if len(parts) == 1 else self.xp.concatenate(parts)
 
     def unpack(self, z) -> dict:
-        return {v.name: z[a:b].reshape(v.shape)
-                for v, a, b in zip(self.free, self.offsets, self.offsets[1:])}
+        return {name: z[a:b].reshape(shape) for name, a, b, shape in self._slots}
 
     def _values(self, z, extra=None) -> dict:
         return {**self.fixed, **self.unpack(z), **(extra or {})}
 
     def inside(self, z) -> bool:
         """Whether z meets the declared bounds of the free variables."""
-        parts = self.unpack(z)
-        return all(in_bounds(v.attributes, parts[v.name]) for v in self.bounded)
+        return all(in_bounds(attributes, z[a:b]) for attributes, a, b in self._limits)
 
     # ------------------------------------------------------------------ evaluations
     def value(self, z, overflow: bool = False) -> float:
@@ -103,9 +107,11 @@ class Objective:
 
     # ------------------------------------------------------------------ helpers
     def _call(self, kind: str, z, extra=None):
-        program, _, invariants = _program(self.task.expr, self.names, kind, self.orders)
+        program, _, invariants = self._program(kind)
         try:
-            hoisted = {name: self._invariant(e, z) for name, e in invariants.items()}
+            hoisted = self._hoisted.get(kind)
+            if hoisted is None:
+                hoisted = self._hoisted[kind] = {name: self._invariant(e, z) for name, e in invariants.items()}
             values = self._values(z, {**hoisted, **(extra or {})})
             # hoisted values read the fixed data only; z and extra are Dask only for a row factor
             if self._local and not is_dask(z) and not (extra and any(map(is_dask, extra.values()))):
@@ -114,6 +120,13 @@ class Objective:
         except ShapeError as exc:
             raise SolverError(f"{exc}; for large variables use method='newton-cg' or 'lbfgs', "
                               f"which never build the Hessian") from None
+
+    def _program(self, kind: str):
+        """`_program` of this objective for `kind`, looked up once."""
+        found = self._programs.get(kind)
+        if found is None:
+            found = self._programs[kind] = _program(self.task.expr, self.names, kind, self.orders)
+        return found
 
     def _invariant(self, expr: Expr, z):
         """The value of a hoisted subexpression, computed once per fixed data."""
@@ -126,7 +139,7 @@ class Objective:
         return flat[0] if len(flat) == 1 else self.xp.concatenate(flat)
 
     def _hessian(self, parts):
-        blocks = _program(self.task.expr, self.names, "hess", self.orders)[1]
+        blocks = self._program("hess")[1]
         if blocks is not None:
             axis, _ = blocks
             v = self.free[0]
