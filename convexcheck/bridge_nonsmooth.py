@@ -108,7 +108,7 @@ def _pnorm(t, e, a):
         return Node(f"sqrt({_axis_sum(f'({x} ^ 2)', a.shape, axis)})", tuple(e.shape))
     if p > 1:
         base = _axis_sum(f"(abs({x}) ^ {number(p)})", a.shape, axis)
-        return Node(f"({base} ^ {number(1 / p)})", tuple(e.shape))
+        return Node(f"({base} ^ (1 / {number(p)}))", tuple(e.shape))     # 1/p exact: p * (1/p) = 1
     raise ProblemError(f"CVXPY pnorm with p = {p:g} is not supported; give p >= 1 (or 'inf')")
 
 

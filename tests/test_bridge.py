@@ -183,14 +183,8 @@ def test_non_smooth_dcp_convex_is_never_disproved(name):
     assert report.objective.concave.status != "proven", report.to_text()
 
 
-NOT_YET = pytest.mark.xfail(strict=False, reason="the composition engine reads the max of an affine vector's "
-                                                 "entries, not of a convex one's (c_k . exp(v), c_k . abs(v)), "
-                                                 "nor p-norms with p other than 1 and 2")
-
-
 @pytest.mark.parametrize("name", ["abs_pos_neg", "hinge", "lasso", "maximum", "minimum_neg", "norm1", "norm2",
-                                  "norm_fro", "huber", *[pytest.param(n, marks=NOT_YET)
-                                                         for n in ("max_min", "norm_inf", "pnorm")]])
+                                  "norm_fro", "huber", "max_min", "norm_inf", "pnorm"])
 def test_non_smooth_models_are_proven_convex(name):
     """The bridge's lowerings are in the forms the composition certificate proves."""
     if name in HUBER and not HAS_HUBER:
