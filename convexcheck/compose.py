@@ -104,7 +104,7 @@ class Walk:
         if not children_known and node is not self.root and dag.count_nodes(node) > SMALL:
             return None
         cuts = self._affine_cuts(node)
-        tries = [cuts, self._linear_cores(cuts)] if cuts else []
+        tries = [cuts, *self._linear_cores(cuts)] if cuts else []
         if children_known:
             tries.append([c for c in dict.fromkeys(node.args) if self.reads[c] and not isinstance(c, Var)])
         if children_known or node is self.root:
@@ -135,20 +135,29 @@ class Walk:
                 stack.extend(m.args)
         return cuts
 
-    def _linear_cores(self, cuts: list[Expr]) -> list[Expr]:
-        """Each cut followed down through linear maps with constant coefficients (products
-        linear in one operand, negations, gathers) to the affine part they map, so that
-        u' P u, written (u' P) u, becomes a form in one fresh variable instead of two."""
-        cores = []
-        for m in cuts:
-            while True:
-                reading = [a for a in m.args if self.reads[a]]
-                linear = isinstance(m, (Product, Gather)) or getattr(m, "fn", None) == "neg"
-                if not (linear and len(reading) == 1 and m.args.count(reading[0]) == 1) or isinstance(reading[0], Var):
-                    break                           # (the map of a variable itself stays one part)
-                m = reading[0]
-            cores.append(m)
-        return list(dict.fromkeys(cores))
+    def _linear_cores(self, cuts: list[Expr]) -> tuple[list[Expr], list[Expr]]:
+        """(shared, deepest): each cut followed down through linear maps with constant
+        coefficients (products linear in one operand, negations, gathers), so that u' P u,
+        written (u' P) u, becomes a form in one fresh variable instead of two. `shared`
+        stops at the first node another cut's chain also passes (u, when u = s v is
+        itself a scalar s times a constant vector: the form stays in u, P psd); `deepest`
+        goes on to the affine part at the bottom (s)."""
+        chains = [self._chain(m) for m in cuts]
+        shared = [next((m for m in chain if any(m in other for other in chains if other is not chain)), chain[-1])
+                  for chain in chains]
+        return list(dict.fromkeys(shared)), list(dict.fromkeys(chain[-1] for chain in chains))
+
+    def _chain(self, m: Expr) -> list[Expr]:
+        """m, then the one argument each linear map with constant coefficients reads, down
+        to the first node that is not such a map (the map of a variable stays whole)."""
+        chain = [m]
+        while True:
+            reading = [a for a in m.args if self.reads[a]]
+            linear = isinstance(m, (Product, Gather)) or getattr(m, "fn", None) == "neg"
+            if not (linear and len(reading) == 1 and m.args.count(reading[0]) == 1) or isinstance(reading[0], Var):
+                return chain
+            m = reading[0]
+            chain.append(m)
 
     def _abstract(self, node: Expr, cuts: list[Expr]) -> Verdict | None:
         """The Hessian certificate of `node` with `cuts` replaced by fresh variables."""

@@ -78,4 +78,14 @@ CASES = [
     # so the sum read as max(0, x) >= 0) and relu of it was proven affine
     ("relu_of_max_x_x", "variable x\nminimize relu(x + relu(x - x))", True, False),
     ("relu_of_max_2x_x", "variable x\nminimize relu(x + relu(2 * x - x))", True, False),
+    # (s v)' P (s v), s = a'x + c scalar, v a constant vector, P psd: s^2 v'P v. The cores
+    # of u'P and u went down to s alone, whose weight v'P v (v = p3 p2) was read as
+    # sign unknown (found by the DCP-agreement property); the shared core u keeps P whole
+    ("quad_form_scalar_times_vector",
+     "parameter p0[3]\nparameter p1 pos\nparameter p2[2, 3]\nparameter p3[2]\nparameter p4[3, 3] psd\n"
+     "variable x[3]\nminimize (p3 *(i,ij->j) ((p0 *(i,i->) (x) + p1) * p2)) *(i,ij->j) p4 *(j,j->) "
+     "(p3 *(i,ij->j) ((p0 *(i,i->) (x) + p1) * p2))", True, False),
+    ("quad_form_scalar_times_product", "parameter a[3]\nparameter B[2, 3]\nparameter c[2]\n"
+     "parameter P[3, 3] psd\nvariable x[3]\nminimize ((a' * x + 1) * (c' * B)) * P * ((a' * x + 1) * (c' * B))'",
+     True, False),
 ]
