@@ -39,7 +39,8 @@ ROOM = 0.5                     # the share of the workers' memory persisted data
 
 def is_dask(value) -> bool:
     """Whether `value` is a Dask array (by its type's module: Dask need not be imported)."""
-    return type(value).__module__.split(".")[0] == "dask"
+    kind = type(value)
+    return kind is not np.ndarray and kind.__module__.split(".")[0] == "dask"
 
 
 def lazy(value, where: str):

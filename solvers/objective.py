@@ -49,6 +49,8 @@ class Objective:
         self._slots = tuple(zip(self.names, self.offsets, self.offsets[1:], (v.shape for v in self.free)))
         self._limits = tuple((v.attributes, a, b) for v, a, b in zip(self.free, self.offsets, self.offsets[1:])
                              if v in self.bounded)
+        self._squares = tuple((self.offsets[i], self.offsets[i + 1], self.offsets[j], self.offsets[j + 1])
+                              for i, j in _pairs(len(self.free)))      # the Hessian's blocks (i <= j)
         self._invariants: dict[Expr, object] = {}      # hoisted values by expression
         self._hoisted: dict[str, dict] = {}            # by kind: the hoisted values a program reads
         self._programs: dict[str, tuple] = {}          # by kind: `_program`'s answer
@@ -147,11 +149,9 @@ class Objective:
             moved = self.xp.moveaxis(parts[0].reshape(v.shape + (rest,)), axis, 0)
             return Blocks(moved.reshape(v.shape[axis], rest, rest), axis, v.shape)
         H = self.xp.empty((self.n, self.n))
-        pairs = _pairs(len(self.free))
-        for (i, j), part in zip(pairs, parts):
-            a, b, c, d = self.offsets[i], self.offsets[i + 1], self.offsets[j], self.offsets[j + 1]
+        for (a, b, c, d), part in zip(self._squares, parts):
             H[a:b, c:d] = part.reshape(b - a, d - c)
-            if i != j:
+            if a != c:
                 H[c:d, a:b] = H[a:b, c:d].T
         return H
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+from scipy.linalg import lapack
 
 from tensorcalc import Expr
 from tensorcalc.degree import degree
@@ -155,7 +156,7 @@ class Method:
             fac = ("structured", found)
         else:
             K = qp.H + qp.G.T @ (w[:mg, None] * qp.G)
-            K[xp.diag_indices(K.shape[0])] += d
+            K.reshape(-1)[::K.shape[0] + 1] += d        # the diagonal, as a view of the fresh K
             fac, shift = shifted(xp, K, 0.0, 0.0)
             fac = fac if shift == 0.0 else None
         if fac is None or not qp.E.shape[0]:
@@ -186,9 +187,16 @@ def _longest(xp, v, dv, tau: float) -> float:
 
 
 def _inverse(xp, S):
-    """S^-1 for the small Schur complement; the pseudo-inverse where it is singular."""
+    """S^-1 for the small Schur complement; the pseudo-inverse where it is singular. On
+    the host by LAPACK's dgesv against the identity, the call `np.linalg.inv` makes,
+    without its wrapper."""
     try:
-        inv = xp.linalg.inv(S)
+        if xp is np and S.dtype == np.float64:
+            _, _, inv, info = lapack.dgesv(S, np.eye(S.shape[0]))
+            if info != 0:
+                raise np.linalg.LinAlgError("singular Schur complement")
+        else:
+            inv = xp.linalg.inv(S)
         if bool(xp.isfinite(inv).all()):
             return inv
     except np.linalg.LinAlgError:
