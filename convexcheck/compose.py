@@ -37,7 +37,7 @@ from .atoms import AFFINE, CONSTANT, CONVEX, UNKNOWN, Curvature
 from .certificate import Certificate, certify
 from .definite import cone
 from .model import Attributes
-from .patterns import (WHY_LIMIT, Verdict, bilinear, describe, exp_sum, hessian_rules, max_pattern, max_range,
+from .patterns import (WHY_LIMIT, Verdict, bilinear, describe, exp_sum, hessian_rules, like_terms, max_pattern, max_range,
                        max_splits, quad_over_lin)
 from .signs import NONNEG, Interval, Signs, domain_facts, meet, mul
 
@@ -222,7 +222,7 @@ def _sum(walk: Walk, node: Sum) -> Verdict:
     splits = max_splits(walk, node)          # read once: the range and the curvature use them
     max_range(walk, node, splits)
     if not total.known:
-        found = max_pattern(walk, splits)
+        found = max_pattern(walk, splits) or like_terms(walk, node)
         if found is not None:
             return found
     why = "affine" if total.affine else _join("sum of", [p for c, p in zip(node.args, parts) if walk.reads[c]])

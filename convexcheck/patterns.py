@@ -7,7 +7,9 @@ analyses `signs` and `declared`) and a node, and returns a `Verdict` or None:
     of convex functions >= 0, `norms`) and D concave and > 0;
   - c * relu(a - b) + c * b + rest = c * max(a, b) + rest, and the range of such a
     maximum (`max_range`: a minimum of positive functions is positive);
-  - products of two linear operands (quadratic forms, whose sign follows their curvature).
+  - products of two linear operands (quadratic forms, whose sign follows their curvature);
+  - like terms merged, c1 t + c2 t = (c1 + c2) t, and kinks of one affine argument up to
+    sign paired, relu(-u) = relu(u) - u and |u| = 2 relu(u) - u — `like_terms`.
 """
 from __future__ import annotations
 
@@ -217,3 +219,48 @@ def _linear_interval(signs: Signs, terms) -> Interval:
 def _scaled_curvature(walk, k: float, m: Expr) -> Curvature:
     c = walk.child(m).curvature
     return c if k > 0 else c.flipped() if k < 0 else CONSTANT
+
+
+def like_terms(walk, node: Sum) -> Verdict | None:
+    """The sum's curvature with like terms merged (x^2 + 3|x| - 2|x| = x^2 + |x|) and the
+    kinks of one affine argument u up to sign paired through relu(-u) = relu(u) - u and
+    |u| = 2 relu(u) - u (exact identities: relu(x) - relu(-x) = x is affine, |x| - 2 relu(x)
+    = -x). None where nothing merges or the merged sum is still of unknown curvature."""
+    terms = linear_terms(node)
+    merged: dict[Expr, float] = {}
+    kinks: dict[tuple, float] = {}
+    for c, m in terms:
+        key = _kink_key(walk, m)
+        if key is None:
+            merged[m] = merged.get(m, 0.0) + c
+        else:                             # the coefficient of relu(u): c, or 2c for |u|
+            kinks[key] = kinks.get(key, 0.0) + (2 * c if m.fn == "abs" else c)
+    if len(merged) + len(kinks) == len(terms) and not any(v == 0 for v in merged.values()):
+        return None
+    parts = [_scaled_curvature(walk, c, m) for m, c in merged.items()]
+    parts += [CONVEX if c > 0 else CONCAVE if c < 0 else CONSTANT for c in kinks.values()]
+    total = atoms.combine(parts)
+    if not total.known:
+        return None
+    rules = hessian_rules([walk.child(m) for _, m in terms])
+    return Verdict(total, "a sum whose like terms and kinks of opposite arguments cancel", rules)
+
+
+def _kink_key(walk, m: Expr) -> tuple | None:
+    """The terms of u, oriented so that u and -u give the same key, for relu(u) or |u| with
+    u affine and reading the variables; None for any other term."""
+    if not (isinstance(m, Elementwise) and m.fn in ("relu", "abs")):
+        return None
+    u = m.args[0]
+    if not (walk.reads[u] and walk.child(u).curvature.affine):
+        return None
+    inner: dict[int, float] = {}          # by node id; -1 for the scalar constants together
+    for c, t in linear_terms(u):
+        scalar = isinstance(t, Const) and t.order == 0
+        key, c = (-1, c * float(t.value)) if scalar else (id(t), c)
+        inner[key] = inner.get(key, 0.0) + c
+    ordered = sorted((i, c) for i, c in inner.items() if c != 0)
+    if not ordered:
+        return None
+    flip = 1.0 if ordered[0][1] > 0 else -1.0
+    return tuple((i, flip * c) for i, c in ordered)

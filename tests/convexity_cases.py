@@ -88,4 +88,16 @@ CASES = [
     ("quad_form_scalar_times_product", "parameter a[3]\nparameter B[2, 3]\nparameter c[2]\n"
      "parameter P[3, 3] psd\nvariable x[3]\nminimize ((a' * x + 1) * (c' * B)) * P * ((a' * x + 1) * (c' * B))'",
      True, False),
+    # like terms merged and kinks of one affine argument up to sign paired (patterns.like_terms):
+    # relu(-u) = relu(u) - u, |u| = 2 relu(u) - u; the coefficient of relu(u) decides
+    ("like_abs_cancel", "variable x\nminimize x^2 + 3 * abs(x) - 2 * abs(x)", True, False),       # x^2 + |x|
+    ("like_relu_odd", "variable x\nminimize relu(x) - relu(-x)", True, True),                    # = x
+    ("like_abs_minus_relu", "variable x\nminimize abs(x) - relu(x)", True, False),               # = relu(-x)
+    ("like_abs_minus_3relu", "variable x\nminimize abs(x) - 3 * relu(x)", False, True),          # = -relu(x) - x
+    ("like_shifted", "variable x\nminimize relu(x - 1) - relu(1 - x)", True, True),              # = x - 1
+    ("like_not_paired", "variable x\nminimize relu(x - 1) - relu(2 - x)", False, False),         # slopes 1, 2, 1
+    ("like_two_vars", "variable x\nvariable y\nminimize relu(x - y) + relu(y - x) - 3 * abs(y - x) + x^2",
+     False, False),                                                                            # x^2 - 2|x - y|
+    ("like_two_vars_ok", "variable x\nvariable y\nminimize relu(x - y) + relu(y - x) - 0.5 * abs(y - x)",
+     True, False),                                                                             # 0.5 |x - y|
 ]
