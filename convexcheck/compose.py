@@ -37,8 +37,8 @@ from .atoms import AFFINE, CONSTANT, CONVEX, UNKNOWN, Curvature
 from .certificate import Certificate, certify
 from .definite import cone
 from .model import Attributes
-from .patterns import (WHY_LIMIT, Verdict, bilinear, describe, exp_sum, hessian_rules, like_terms, max_pattern, max_range,
-                       max_splits, quad_over_lin)
+from .patterns import (WHY_LIMIT, Verdict, bilinear, describe, exp_sum, harmonic, hessian_rules, like_terms,
+                       max_pattern, max_range, max_splits, quad_over_lin)
 from .signs import NONNEG, Interval, Signs, domain_facts, meet, mul
 
 NONPOS = Interval(-math.inf, 0.0)
@@ -253,6 +253,9 @@ def _product(walk: Walk, node: Product) -> Verdict | None:
 def _elementwise(walk: Walk, node: Elementwise) -> Verdict | None:
     if node.fn == "log" and exp_sum(walk, node.args[0]):
         return Verdict(CONVEX, "log-sum-exp of convex functions", walk.child(node.args[0]).hessian)
+    found = harmonic(walk, node.args[0]) if node.fn == "recip" else None
+    if found is not None:
+        return found
     row = atoms.ELEMENTWISE.get(node.fn)
     fact = row(walk.interval(node.args[0])) if row else None
     return _composed(walk, node, fact)
@@ -265,6 +268,10 @@ def _power(walk: Walk, node: Power) -> Verdict | None:
     base, exponent = node.args
     if walk.reads[exponent]:
         return None
+    if isinstance(exponent, Const) and exponent.value == -1:
+        found = harmonic(walk, base)
+        if found is not None:
+            return found
     norm = norms.norm_power(walk, base, exponent)
     if norm is not None:
         why = f"{norm} (of convex functions >= 0): {walk.child(base).why}"

@@ -8,6 +8,7 @@ analyses `signs` and `declared`) and a node, and returns a `Verdict` or None:
   - c * relu(a - b) + c * b + rest = c * max(a, b) + rest, and the range of such a
     maximum (`max_range`: a minimum of positive functions is positive);
   - products of two linear operands (quadratic forms, whose sign follows their curvature);
+  - harmonic means, 1 / (c + sum_k w_k / a_k) with a_k > 0 concave, c, w_k >= 0 — `harmonic`;
   - like terms merged, c1 t + c2 t = (c1 + c2) t, and kinks of one affine argument up to
     sign paired, relu(-u) = relu(u) - u and |u| = 2 relu(u) - u — `like_terms`.
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from tensorcalc.dag import Const, Elementwise, Expr, Gather, Product, Sum, Var
+from tensorcalc.dag import Const, Elementwise, Expr, Gather, Power, Product, Sum, Var
 
 from . import atoms
 from .atoms import CONCAVE, CONSTANT, CONVEX, Curvature
@@ -75,6 +76,23 @@ def exp_sum(walk, node: Expr) -> bool:
     """A nonnegative combination of exponentials of convex functions (its log is convex)."""
     return _nonneg_combination(walk, node, lambda m: isinstance(m, Elementwise) and m.fn == "exp"
                                and walk.child(m.args[0]).curvature.convex)
+
+
+def harmonic(walk, denominator: Expr) -> Verdict | None:
+    """1 / D where every entry of D > 0 is a nonnegative combination of reciprocals 1 / a
+    (recip or ^(-1)) of positive concave functions a, plus a constant >= 0: a weighted
+    harmonic mean, concave and nondecreasing in each a (1/(1/x + 1/y), 1/mean(1./x))."""
+    def reciprocal(m: Expr) -> bool:
+        minus_one = isinstance(m, Power) and isinstance(m.args[1], Const) and m.args[1].value == -1
+        if not (isinstance(m, Elementwise) and m.fn == "recip" or minus_one):
+            return False
+        a = m.args[0]
+        return walk.child(a).curvature.concave and atoms.one_sided(walk.interval(a)) > 0
+    if not (walk.reads[denominator] and atoms.one_sided(walk.interval(denominator)) > 0
+            and _nonneg_combination(walk, denominator, reciprocal)):
+        return None
+    return Verdict(CONCAVE, "harmonic mean: 1 / (a nonnegative combination of 1/a, a > 0 concave)",
+                   walk.child(denominator).hessian)
 
 
 def quad_over_lin(walk, node: Product, reading: list[int]) -> Verdict | None:

@@ -100,4 +100,12 @@ CASES = [
      False, False),                                                                            # x^2 - 2|x - y|
     ("like_two_vars_ok", "variable x\nvariable y\nminimize relu(x - y) + relu(y - x) - 0.5 * abs(y - x)",
      True, False),                                                                             # 0.5 |x - y|
+    # harmonic means: 1 / (c + sum_k w_k / a_k), a_k > 0 concave, c, w_k >= 0 (patterns.harmonic)
+    ("harm_mean", "variable x[n] pos\nmaximize 1 / mean(1 ./ x)", False, True),
+    ("harm_pow", "variable x[n] pos\nmaximize 1 / sum(x .^ (-1))", False, True),
+    ("harm_weighted_const", "variable x[n] pos\nmaximize (1 + sum(2 ./ sqrt(x)))^(-1)", False, True),
+    ("harm_pair_affine", "variable x pos\nvariable y pos\nmaximize 1 / (1 / (x + y) + 1 / (2 * x + 1))", False, True),
+    ("harm_convex_inner", "variable x[n] pos\nmaximize 1 / sum(1 ./ x .^ 2)", None, False),   # n = 1: x^2
+    ("harm_free", "variable x[n]\nmaximize 1 / sum(1 ./ x)", False, False),                 # domain not convex
+    ("harm_difference", "variable x pos\nvariable y pos\nmaximize 1 / (1 / x - 1 / (x + y))", None, False),
 ]
