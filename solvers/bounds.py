@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from .firstorder import LBFGS
 from .linalg import Blocks
-from .loop import Direction, Method
+from .loop import Direction, Method, projected_gradient
 from .newton import Newton, NewtonCG
 
 EPS = 1e-3       # the widest band in which a bound counts as binding
@@ -31,9 +31,8 @@ def free_mask(obj, y, g):
 
 def _binding(obj, y, g):
     """True for the binding coordinates."""
-    xp, box = obj.xp, obj.box
-    pg = y - box.project(xp, y - g)
-    eps = min(EPS, float(xp.abs(pg).max())) if obj.n else 0.0
+    box = obj.box
+    eps = min(EPS, projected_gradient(obj, y, g)[1])
     return ((y <= box.lower + eps) & (g > 0)) | ((y >= box.upper - eps) & (g < 0))
 
 

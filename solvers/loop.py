@@ -82,6 +82,18 @@ def stationarity(obj, z, g):
     return g if box is None else z - box.project(obj.xp, z - g)
 
 
+def projected_gradient(obj, z, g):
+    """(z - P(z - g), its max|.|) for an objective with a `box` (see `stationarity`); kept
+    on `obj` for the last (z, g), since the loop and the face rule of the projected methods
+    (`bounds`) both ask at each iterate, whose arrays are new, never changed in place."""
+    last = obj.__dict__.get("_projected")
+    if last is not None and last[0] is z and last[1] is g:
+        return last[2], last[3]
+    pg = z - obj.box.project(obj.xp, z - g)
+    obj._projected = (z, g, pg, float(obj.xp.abs(pg).max()) if obj.n else 0.0)
+    return pg, obj._projected[3]
+
+
 def _face(method, obj, z, g):
     """What `certify` examines: a projected method's objective on the face of z."""
     face = getattr(method, "face", None)
@@ -129,7 +141,8 @@ def run(obj, method, z, opts: Options) -> Outcome:
             opts.f_start = opts.f_last = f
         if s_prev is not None:
             method.update(s_prev, g - g_prev)
-        it = Iteration(k, opts.sign * f, max_abs(obj, stationarity(obj, z, g)))
+        gmax = max_abs(obj, g) if getattr(obj, "box", None) is None else projected_gradient(obj, z, g)[1]
+        it = Iteration(k, opts.sign * f, gmax)
         history.append(it)
         status, d, d_point = iterate(obj, method, z, f, g, extra, it, opts, clock, k)
         opts.f_last = f

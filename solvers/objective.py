@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import NamedTuple
 
 import tensorcalc as tc
 from tensorcalc import Expr, ShapeError, cache, dag
@@ -37,20 +38,13 @@ class Objective:
     def __init__(self, task: Task, xp):
         self.task, self.xp = task, xp
         self.free = task.free
-        self.names = tuple(v.name for v in self.free)
-        self.orders = tuple(len(v.shape) for v in self.free)
-        self.offsets = _offsets([v.size for v in self.free])
-        self.n = self.offsets[-1]
+        at = _layout(tuple(self.free))
+        self.names, self.orders, self.offsets, self.n = at.names, at.orders, list(at.offsets), at.offsets[-1]
         self.fixed = {name: placed(xp, name, a) if is_dask(a) else to_device(xp, a)
                       for name, a in task.fixed.items()}
-        self.bounded = [v for v in self.free if v.attributes.lower is not None
-                        or v.attributes.upper is not None]
+        self.bounded = list(at.bounded)
         self.counts = {"nfev": 0, "njev": 0, "nhev": 0}
-        self._slots = tuple(zip(self.names, self.offsets, self.offsets[1:], (v.shape for v in self.free)))
-        self._limits = tuple((v.attributes, a, b) for v, a, b in zip(self.free, self.offsets, self.offsets[1:])
-                             if v in self.bounded)
-        self._squares = tuple((self.offsets[i], self.offsets[i + 1], self.offsets[j], self.offsets[j + 1])
-                              for i, j in _pairs(len(self.free)))      # the Hessian's blocks (i <= j)
+        self._slots, self._limits, self._squares = at.slots, at.limits, at.squares
         self._invariants: dict[Expr, object] = {}      # hoisted values by expression
         self._hoisted: dict[str, dict] = {}            # by kind: the hoisted values a program reads
         self._programs: dict[str, tuple] = {}          # by kind: `_program`'s answer
@@ -154,6 +148,31 @@ class Objective:
             if a != c:
                 H[c:d, a:b] = H[a:b, c:d].T
         return H
+
+
+class _Layout(NamedTuple):
+    """Where the free variables sit in z, and what evaluations read of them."""
+
+    names: tuple[str, ...]
+    orders: tuple[int, ...]
+    offsets: tuple[int, ...]
+    bounded: tuple             # the variables with a declared bound
+    slots: tuple               # (name, start, stop, shape) per variable
+    limits: tuple              # (attributes, start, stop) per bounded variable
+    squares: tuple             # (a, b, c, d): the Hessian's block H[a:b, c:d], one per pair i <= j
+
+
+@lru_cache(maxsize=256)
+def _layout(free: tuple) -> _Layout:
+    """The `_Layout` of the free variables: the same for every solve of a problem."""
+    names = tuple(v.name for v in free)
+    offsets = tuple(_offsets([v.size for v in free]))
+    bounded = tuple(v for v in free if v.attributes.lower is not None or v.attributes.upper is not None)
+    ends = tuple(zip(offsets, offsets[1:]))
+    return _Layout(names, tuple(len(v.shape) for v in free), offsets, bounded,
+                   tuple((v.name, a, b, v.shape) for v, (a, b) in zip(free, ends)),
+                   tuple((v.attributes, a, b) for v, (a, b) in zip(free, ends) if v in bounded),
+                   tuple((*ends[i], *ends[j]) for i, j in _pairs(len(free))))
 
 
 def _finite(value) -> float:
