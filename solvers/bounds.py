@@ -100,9 +100,14 @@ def masked(xp, H, free):
         fill = (1.0 - m) * xp.where(diag > 0, diag, 1.0)
         blocks = H.blocks * m[:, :, None] * m[:, None, :] + fill[:, :, None] * xp.eye(m.shape[1])
         return Blocks(blocks, H.axis, H.shape)
-    diag = xp.diagonal(H)
+    diag = H.diagonal()
     fill = (1.0 - free) * xp.where(diag > 0, diag, 1.0)
-    return H * free[:, None] * free[None, :] + xp.diag(fill)
+    # H * free free' + diag(fill) without building diag(fill): adding 0.0 everywhere (as
+    # the zeros of diag(fill) do: -0.0 becomes 0.0), then fill on the diagonal, gives the
+    # same bits, since fill >= 0
+    out = H * free[:, None] * free[None, :] + 0.0
+    out.reshape(-1)[::out.shape[0] + 1] += fill
+    return out
 
 
 class _Face:
