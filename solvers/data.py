@@ -235,6 +235,8 @@ def _arrays(values, what: str) -> dict[str, np.ndarray]:
 
 def _array(value, where: str) -> np.ndarray:
     """`value` as a checked float64 NumPy array; a Dask array stays one (`distributed.lazy`)."""
+    if type(value) is np.ndarray and value.dtype == np.float64:       # already one: its size, its entries
+        return _finite_array(value, where)
     if type(value).__module__.split(".")[0] == "dask":
         from .distributed import lazy                # imports this module
         return lazy(value, where)
@@ -247,7 +249,13 @@ def _array(value, where: str) -> np.ndarray:
     check_real(array.dtype, where)
     if array.size > MAX_DATA_ENTRIES:
         raise SolverError(f"{where} has {array.size:,} entries, over {MAX_DATA_ENTRIES:,}")
-    array = array.astype(np.float64, copy=False)
+    return _finite_array(array.astype(np.float64, copy=False), where)
+
+
+def _finite_array(array: np.ndarray, where: str) -> np.ndarray:
+    """`array` (float64) after the checks of its size and of finite entries."""
+    if array.size > MAX_DATA_ENTRIES:
+        raise SolverError(f"{where} has {array.size:,} entries, over {MAX_DATA_ENTRIES:,}")
     if not np.isfinite(array).all():
         bad = np.argwhere(~np.isfinite(array))
         place = tuple(int(i) for i in bad[0])

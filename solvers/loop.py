@@ -221,7 +221,7 @@ def _search(obj, z, f, g, dr: Direction, method, opts: Options, it: Iteration):
     None if both fail. The first trial is evaluated by `method.trial` (see `prefetch`)."""
     candidates = [(dr.d, method.first_step(dr.d, g))]
     if not dr.gradient:
-        candidates.append((-g, min(1.0, 1.0 / it.gmax)))
+        candidates.append((None, min(1.0, 1.0 / it.gmax)))     # -g, made only if needed
     points: dict[float, object] = {}
     box = getattr(obj, "box", None)
 
@@ -235,6 +235,7 @@ def _search(obj, z, f, g, dr: Direction, method, opts: Options, it: Iteration):
         return float(g @ (points[t] - z)) / t
 
     for n, (d, first) in enumerate(candidates):
+        d = -g if d is None else d
         points.clear()
         later = along(obj, z, d) if box is None else None     # Dask data: products kept (`trials`)
         slope = float(g @ d) if box is None else projected_slope

@@ -142,6 +142,8 @@ class Objective:
             rest = v.size // v.shape[axis]
             moved = self.xp.moveaxis(parts[0].reshape(v.shape + (rest,)), axis, 0)
             return Blocks(moved.reshape(v.shape[axis], rest, rest), axis, v.shape)
+        if len(parts) == 1:                          # one variable: its block is all of H
+            return parts[0].reshape(self.n, self.n).copy()
         H = self.xp.empty((self.n, self.n))
         for (a, b, c, d), part in zip(self._squares, parts):
             H[a:b, c:d] = part.reshape(b - a, d - c)
