@@ -112,26 +112,26 @@ class Method:
         self.ip, self.qp, self.xp = ip, qp, ip.xp
         self.mg = qp.G.shape[0]
         self.m = self.mg + qp.L.size + qp.U.size
+        self.L, self.U = _span(self.xp, qp.L), _span(self.xp, qp.U)     # the bounded coordinates
         self.b = self.xp.concatenate([qp.h, -qp.lo, qp.up])
         self.elim = None if isinstance(qp.H, Blocks) else elimination.structure(self.xp, qp.H, qp.G)
         self.G = qp.G if self.elim is None else self.elim.G      # sparse where mostly 0
 
     def B(self, v):
-        xp, qp = self.xp, self.qp
-        return xp.concatenate([self.G @ v, -v[qp.L], v[qp.U]])
+        return self.xp.concatenate([self.G @ v, -v[self.L], v[self.U]])
 
     def Bt(self, w):
-        qp, mg, nl = self.qp, self.mg, self.qp.L.size
+        mg, nl = self.mg, self.qp.L.size
         out = self.G.T @ w[:mg]
-        out[qp.L] -= w[mg:mg + nl]
-        out[qp.U] += w[mg + nl:]
+        out[self.L] -= w[mg:mg + nl]
+        out[self.U] += w[mg + nl:]
         return out
 
     def exact(self, y, t):
         """t with the bound rows' slacks recomputed from y."""
         qp, mg, nl = self.qp, self.mg, self.qp.L.size
         t = t.copy()
-        t[mg:mg + nl], t[mg + nl:] = y[qp.L] - qp.lo, qp.up - y[qp.U]
+        t[mg:mg + nl], t[mg + nl:] = y[self.L] - qp.lo, qp.up - y[self.U]
         return t
 
     def residuals(self, it: Iterate, Hy):
@@ -147,15 +147,16 @@ class Method:
         xp, qp, mg, nl = self.xp, self.qp, self.mg, self.qp.L.size
         w = it.z / it.t
         d = xp.zeros(qp.q.shape[0])
-        d[qp.L] += w[mg:mg + nl]
-        d[qp.U] += w[mg + nl:]
+        d[self.L] += w[mg:mg + nl]
+        d[self.U] += w[mg + nl:]
         if isinstance(qp.H, Blocks):
             fac = lowrank.factor(xp, qp.H, d, qp.G, w[:mg])
             fac = None if fac is None else ("structured", fac)
         elif self.elim is not None and (found := elimination.factor(self.elim, w[:mg], d)) is not None:
             fac = ("structured", found)
         else:
-            K = qp.H + qp.G.T @ (w[:mg, None] * qp.G)
+            rows = w[:mg, None] * qp.G       # one row: G' W G is an outer product, one multiply
+            K = qp.H + (qp.G.T * rows if mg == 1 else qp.G.T @ rows)      # per entry as in matmul
             K.reshape(-1)[::K.shape[0] + 1] += d        # the diagonal, as a view of the fresh K
             fac, shift = shifted(xp, K, 0.0, 0.0)
             fac = fac if shift == 0.0 else None
@@ -178,6 +179,19 @@ class Method:
         dt = -rb - self.B(dy)
         dz = (-rc - z * dt) / t
         return dy, dt, dz, dnu
+
+
+def _span(xp, index):
+    """`index` (increasing coordinates) as a slice where it is a run of consecutive ones
+    (every coordinate bounded below, say): the same entries, read and written as views
+    instead of gathered and scattered; else `index` itself."""
+    n = int(index.size)
+    if n == 0:
+        return slice(0, 0)
+    first = int(index[0])
+    if int(index[-1]) - first + 1 == n and (n == 1 or bool((xp.diff(index) == 1).all())):
+        return slice(first, first + n)
+    return index
 
 
 def _longest(xp, v, dv, tau: float) -> float:
