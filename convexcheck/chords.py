@@ -32,7 +32,7 @@ from tensorcalc.dag import Const, Elementwise, Power
 from .model import Problem
 from .hessians import work
 from .sampling import ATTEMPTS, NOISE, WORK_LIMIT, Witness, value_along
-from .values import sample_point
+from .values import SCALES, sample_point, sample_value
 
 KINKED = ("relu", "abs", "sign", "huber")               # elementwise functions with kinks
 EXTENDED = bool(np.finfo(np.longdouble).eps < 1e-18)   # longdouble wider than double
@@ -52,14 +52,31 @@ def chord_witnesses(expr, problem: Problem, variables: list[str], want, *, pairs
     pairs = min(pairs, int(WORK_LIMIT // (PER_PAIR * max(work([expr], problem, sizes), 1.0))))
     if not EXTENDED or not want or pairs <= 0:
         return found
-    rng, used = np.random.default_rng([seed, 1]), 0
+    rng, used, drawn = np.random.default_rng([seed, 1]), 0, {}
     for k in range(ATTEMPTS * pairs):
         if used >= pairs or set(want) <= set(found):
             break
-        a = sample_point(problem, sizes, rng, k, fixed)
-        b = sample_point(problem, sizes, rng, k + 1, fixed)
+        a = _first_end(problem, variables, sizes, rng, k, fixed, drawn)
+        b = _other_end(problem, variables, sizes, rng, k + 1)
         used += _try_pair(expr, problem, variables, a, b, [w for w in want if w not in found], found)
     return found
+
+
+def _first_end(problem: Problem, variables, sizes, rng, k: int, fixed, drawn: dict) -> dict[str, np.ndarray]:
+    """The k-th sample (`values.sample_point`), its parameters drawn once per parameter
+    scale and then kept in `drawn` (large data is drawn at most len(SCALES) times)."""
+    scale = (k // len(SCALES)) % len(SCALES)
+    a = sample_point(problem, sizes, rng, k, {**(fixed or {}), **drawn.get(scale, {})})
+    drawn.setdefault(scale, {n: a[n] for n in problem.declarations if n not in variables})
+    return a
+
+
+def _other_end(problem: Problem, variables: list[str], sizes, rng, k: int) -> dict[str, np.ndarray]:
+    """Fresh values of the analysed variables only, at the k-th scale (the parameters of
+    a chord are its first end's: drawing them again would be wasted at large sizes)."""
+    decls = problem.declarations
+    return {n: sample_value(decls[n].attributes, decls[n].shape(sizes), rng, SCALES[k % len(SCALES)])
+            for n in variables}
 
 
 def _try_pair(expr, problem, variables, a, b, want, found) -> bool:
