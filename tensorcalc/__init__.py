@@ -13,7 +13,7 @@ into the language and evaluated with NumPy.
 """
 from .dag import Axis, Expr, Spec, count_nodes, variables
 from .check import check_derivative
-from .codegen import compile
+from .compiled import compile
 from .diff import derivative, hessian
 from .simplification import simplify
 from .errors import DomainError, ParseError, ShapeError, TensorCalcError

@@ -310,10 +310,10 @@ def compiled_data(fn) -> dict:
 def compiled_from(data: dict):
     """The `Compiled` written by `compiled_data`; ValueError when the data is malformed or
     the source is not one `check_source` admits (it is then never compiled)."""
-    from . import affine, runtime
-    from .codegen import Compiled, Plan, Step
+    from . import runtime
+    from .codegen import Plan, Step
+    from .compiled import Compiled, namespace
     import builtins
-    import numpy as np
     source = data["source"]
     if not (isinstance(source, str) and check_source(source)):
         raise ValueError("cached source is not generated code")
@@ -325,11 +325,9 @@ def compiled_from(data: dict):
                    tuple((Axis(str(v), int(p)), str(name), int(pos)) for v, p, name, pos in data["lengths"]),
                    tuple((str(name), int(order)) for name, order in data["variables"]))
     fn.source = source
-    namespace = {"_f": np.float64, "_delta": runtime.delta, "_special": runtime.special, "_out": runtime.out,
-                 "_embed": runtime.embed, "_weigh": runtime.weigh, "_gram": runtime.gram,
-                 "_huber": runtime.huber, "_gather": affine.take, "__builtins__": {}}
-    exec(builtins.compile(source, "<tensorcalc.compiled>", "exec"), namespace)  # noqa: S102 - checked generated source
-    fn._fn = namespace["compiled"]
+    names = {**namespace(), "__builtins__": {}}
+    exec(builtins.compile(source, "<tensorcalc.compiled>", "exec"), names)  # noqa: S102 - checked generated source
+    fn._fn = names["compiled"]
     fn._contractions = [runtime.Contraction(str(eq)) for eq in fn.plan.contractions]
     fn._sized = tuple(_Sized(str(text), tuple(Axis(str(v), int(p)) for v, p in axes)) for text, axes in data["sized"])
     fn._fixed = tuple((str(k), int(n), str(where)) for k, n, where in data["fixed"])

@@ -1,7 +1,7 @@
 """Matrix views of derivative tensors, as linear solvers need them."""
 from __future__ import annotations
 
-from .codegen import compile as compile_exprs
+from .compiled import compile as compile_exprs
 from .dag import Expr, Var
 from .diff import hessian, resolve
 from .errors import TensorCalcError
