@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import functools
 import math
+from fractions import Fraction
 
 from tensorcalc import dag
-from tensorcalc.dag import Const, Expr, Power, Var
+from tensorcalc.dag import Const, Expr, Power, Special, Var
 
 from . import atoms
 from .certificate import Certificate
 from .compose import WEIGHT, Walk, short_text, weighted
+from .definite import cone
+from .intervals import half_turn
+from .norms import exact, exponent_range
 from .model import Attributes
 from .signs import Interval, domain_facts
 
@@ -35,6 +39,7 @@ def _classified(expr: Expr, variables: tuple, attributes: frozenset, lengths: fr
                            or ["no rule classifies the expression"])
     rules = [verdict.why, *[r for r in verdict.hessian if "domain" not in r and r not in verdict.why]]
     problem, checked = _domain(expr, walk, dict(attributes), dict(lengths))
+    problem = problem or _restricted(expr, walk)
     if problem:
         return Certificate(failures=[problem])
     domain = ["the domain (declared bounds and implicit domains) is convex"] if checked else []
@@ -69,3 +74,45 @@ def _domain(expr: Expr, walk: Walk, attributes: dict, lengths: dict) -> tuple[st
         if not getattr(sub, side):
             return f"the domain where {short_text(arg)} > 0 is not shown convex (it is not shown {side})", True
     return None, bool(args)
+
+
+def _restricted(expr: Expr, walk: Walk) -> str | None:
+    """Why a domain `_domain` does not read is not shown convex, or None: tan needs its
+    argument in one branch, arcsin and arccos |u| <= 1 (convex where u is affine), inv a
+    matrix that is never singular (a pd or nd cone, `definite.cone`: {det != 0} is not
+    convex), a power with a parameter exponent a positive base (x^p, p = -1, needs x != 0).
+    Only the declarations count (`walk.declared`), never what the domain itself implies."""
+    for node in dag.topo(expr):
+        base = node.args[0] if node.args else None
+        if base is None or not walk.reads.get(base):
+            continue
+        iv, fn = walk.declared.node(base), getattr(node, "fn", None)       # entrywise
+        if fn == "tan" and half_turn(iv, Fraction(-1, 2)) is None:
+            return f"the domain of tan({short_text(base)}) is not shown convex (not kept in one branch)"
+        if fn in ("arcsin", "arccos") and not (iv.lo >= -1 and iv.hi <= 1 or walk.child(base).curvature.affine):
+            return f"the domain where |{short_text(base)}| <= 1 is not shown convex"
+        if isinstance(node, Special) and fn == "inv" and not _never_singular(base, walk):
+            return f"the domain where {short_text(base)} is invertible is not shown convex (not shown pd or nd)"
+        if isinstance(node, Power) and not isinstance(node.args[1], Const) and not _power_domain(node, iv, walk):
+            return f"the domain of {short_text(node)} is not shown convex (its base is not declared > 0)"
+    return None
+
+
+def _power_domain(node: Power, iv: Interval, walk: Walk) -> bool:
+    """Whether b^e, e an exponent expression that is not a plain number (1/4, a parameter),
+    has a convex domain by the declarations: e a whole number >= 0, or b kept >= 0 (e >= 0)
+    or > 0 (any e) by them, or an affine b for an exact fractional e (b >= 0 or b > 0 is a
+    half-space)."""
+    base, exponent = node.args
+    value = exact(exponent)
+    if value is None:
+        lo = exponent_range(walk, exponent)[0]
+        return atoms.one_sided(iv) > 0 or (lo >= 0 and iv.nonneg)
+    if value.denominator == 1:
+        return value >= 0 or atoms.one_sided(iv) != 0
+    return (iv.nonneg if value > 0 else atoms.one_sided(iv) > 0) or walk.child(base).curvature.affine
+
+
+def _never_singular(matrix: Expr, walk: Walk) -> bool:
+    found = cone(matrix, walk.attributes, walk.declared.node)
+    return found is not None and found.strict

@@ -108,4 +108,13 @@ CASES = [
     ("harm_convex_inner", "variable x[n] pos\nmaximize 1 / sum(1 ./ x .^ 2)", None, False),   # n = 1: x^2
     ("harm_free", "variable x[n]\nmaximize 1 / sum(1 ./ x)", False, False),                 # domain not convex
     ("harm_difference", "variable x pos\nvariable y pos\nmaximize 1 / (1 / x - 1 / (x + y))", None, False),
+    # domains `_domain` did not read (classify._restricted): the functions cancel, the domains stay
+    ("dom_tan_cancel", "variable x\nminimize tan(x) - tan(x)", False, False),         # x != pi/2 + k pi
+    ("dom_tan_branch", "variable x >= -1 <= 1\nminimize tan(x) - tan(x)", True, True),  # one branch: 0
+    ("dom_arcsin_cancel", "variable x\nvariable y\nminimize arcsin(x * y) - arcsin(x * y)", False, False),
+    ("dom_arcsin_affine", "variable x\nvariable y\nminimize arcsin(x - y) - arcsin(x - y)", True, True),
+    ("dom_inv_cancel", "variable X[2, 2]\nminimize tr(inv(X) * X)", False, False),     # det X != 0
+    ("dom_inv_pd_cancel", "variable X[2, 2] pd\nminimize tr(inv(X) * X)", True, True),  # = 2 on pd
+    ("dom_param_power", "parameter p\nvariable x\nminimize x^p - x^p", False, False),  # p = -1: x != 0
+    ("dom_cube_root_product", "variable x\nvariable y\nmaximize (x * y)^(1/3) - (x * y)^(1/3)", False, False),
 ]

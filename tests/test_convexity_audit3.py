@@ -25,29 +25,11 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from convexity_audit_cases3 import CASES  # noqa: E402
 
-# name -> the wrong verdict it gets. One bug: inv(X) of a matrix with no definiteness attribute
-# needs det X != 0, a non-convex set, but that domain is not checked, so where the symbolic
-# algebra cancels inv (inv(X) X = I, inv(inv(X)) = X, like terms) the zero or convex Hessian is
-# taken as a proof ('the Hessian is zero: affine'). The scalar analogues (x / x, 1/x - 1/x,
-# x^2 * x^(-2)) are correctly 'unknown'; with X pd every one of these is right.
-_INV = "inv's domain det X != 0 is not convex, yet "
-WRONG: dict[str, str] = {
-    "cx_tr_invX_X": _INV + "tr(inv(X) X) = n gets both proofs; the sampling guard withdraws them on rounding noise (an inconsistency)",
-    "cx_tr_invX_X_2": _INV + "tr(inv(X) X) = 2 is proven convex and concave",
-    "cx_tr_invX_X_plus_sq": _INV + "2 + |X|^2 is proven convex",
-    "cx_sum_inv_inv": _INV + "sum(inv(inv(X))) = sum(X) is proven affine",
-    "cx_det_times_det_inv_free": _INV + "det(X) det(inv(X)) = 1 is proven affine",
-    "cx_logdet_invX_X": _INV + "logdet(inv(X) X) = 0 is proven affine",
-    "cx_quad_invX_X": _INV + "a' inv(X) X a = a'a is proven affine",
-    "cx_tr_inv_minus_tr_inv": _INV + "like terms tr(inv X) - tr(inv X) = 0 are proven affine",
-    "cx_tr_inv_cancel_plus_sq": _INV + "tr(inv X) - tr(inv X) + |X|^2 is proven convex",
-    "cx_sum_inv_cancel_sym": _INV + "sum(inv X) - sum(inv X) on symmetric X is proven affine",
-    "cx_invX_X_twice": _INV + "sum(inv(X) X inv(X) X) = 2 is proven affine",
-    "cx_tr_cyclic_inv": _INV + "tr(inv(X) A) - tr(A inv(X)) = 0 is proven affine",
-    "cx_xx_via_invX_X": _INV + "x' inv(X) X x = x'x is proven convex in (x, X)",
-    "cx_det_inv_cancel": _INV + "det(inv X) - det(inv X) = 0 is proven affine",
-    "cx_tr_invX_X_plus_sq_sym3": _INV + "3 + |X|^2 on symmetric 3 x 3 X is proven convex",
-}
+# name -> the wrong verdict it gets (none now). The 15 cases this round found shared one bug,
+# fixed by classify._restricted: inv(X) of a matrix not shown pd or nd needs det X != 0, a
+# non-convex set, and where the algebra cancelled inv (inv(X) X = I, like terms) its zero or
+# convex Hessian was taken as a proof.
+WRONG: dict[str, str] = {}
 SAMPLES = 5                 # proofs do not depend on samples; witnesses need only a few
 TRIALS = 2000               # admissible random points per case in the NumPy re-derivation
 
