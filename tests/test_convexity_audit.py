@@ -10,39 +10,19 @@ from pathlib import Path
 
 import pytest
 
-import convexcheck
 
 sys.path.insert(0, str(Path(__file__).parent))
+from audit_corpus import check_never_contradicts, check_well_formed, params  # noqa: E402
 from convexity_audit_cases import CASES  # noqa: E402
 
 WRONG: dict[str, str] = {}  # name -> the wrong verdict it gets (none at commit time)
 SAMPLES = 5                 # proofs do not depend on samples; witnesses need only a few
 
 
-def _params() -> list:
-    """One pytest.param per case, xfail(strict=True) where WRONG names the case."""
-    return [pytest.param(text, convex, concave, id=name,
-                         marks=[pytest.mark.xfail(strict=True, reason=WRONG[name])] if name in WRONG else [])
-            for name, text, convex, concave in CASES]
-
-
 def test_corpus_is_well_formed():
-    names = [c[0] for c in CASES]
-    assert len(names) == len(set(names)), "duplicate case names"
-    assert len(CASES) >= 150
-    for name, text, convex, concave in CASES:
-        assert convex in (True, False, None) and concave in (True, False, None), name
-        assert "minimize" in text or "maximize" in text, name
-    assert set(WRONG) <= set(names), set(WRONG) - set(names)
+    check_well_formed(CASES, WRONG, 150)
 
 
-@pytest.mark.parametrize("text, convex, concave", _params())
+@pytest.mark.parametrize("text, convex, concave", params(CASES, WRONG))
 def test_audit_never_contradicts_the_truth(text, convex, concave):
-    part = convexcheck.analyze(text, samples=SAMPLES, seed=0).objective
-    assert not part.inconsistencies, part.inconsistencies
-    for kind, truth in (("convex", convex), ("concave", concave)):
-        side = getattr(part, kind)
-        if truth is False:
-            assert side.status != "proven", (kind, side.proof)
-        if truth is True:
-            assert side.status != "disproved", (kind, side.witness)
+    check_never_contradicts(text, convex, concave, SAMPLES)

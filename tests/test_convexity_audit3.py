@@ -19,10 +19,10 @@ import sys
 import numpy as np
 import pytest
 
-import convexcheck
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from audit_corpus import check_never_contradicts, check_well_formed, params  # noqa: E402
 from convexity_audit_cases3 import CASES  # noqa: E402
 
 # name -> the wrong verdict it gets (none now). The 15 cases this round found shared one bug,
@@ -42,21 +42,8 @@ def _load(name: str):
     return module
 
 
-def _params() -> list:
-    """One pytest.param per case, xfail(strict=True) where WRONG names the case."""
-    return [pytest.param(text, convex, concave, id=name,
-                         marks=[pytest.mark.xfail(strict=True, reason=WRONG[name])] if name in WRONG else [])
-            for name, text, convex, concave in CASES]
-
-
 def test_corpus_is_well_formed():
-    names = [c[0] for c in CASES]
-    assert len(names) == len(set(names)), "duplicate case names"
-    assert len(CASES) >= 250
-    for name, text, convex, concave in CASES:
-        assert convex in (True, False, None) and concave in (True, False, None), name
-        assert "minimize" in text or "maximize" in text, name
-    assert set(WRONG) <= set(names), set(WRONG) - set(names)
+    check_well_formed(CASES, WRONG, 250)
 
 
 def test_no_name_repeats_the_first_audit():
@@ -65,16 +52,9 @@ def test_no_name_repeats_the_first_audit():
     assert not {c[1] for c in CASES} & {c[1] for c in FIRST}, "a text of the first audit is repeated"
 
 
-@pytest.mark.parametrize("text, convex, concave", _params())
+@pytest.mark.parametrize("text, convex, concave", params(CASES, WRONG))
 def test_audit3_never_contradicts_the_truth(text, convex, concave):
-    part = convexcheck.analyze(text, samples=SAMPLES, seed=0).objective
-    assert not part.inconsistencies, part.inconsistencies
-    for kind, truth in (("convex", convex), ("concave", concave)):
-        side = getattr(part, kind)
-        if truth is False:
-            assert side.status != "proven", (kind, side.proof)
-        if truth is True:
-            assert side.status != "disproved", (kind, side.witness)
+    check_never_contradicts(text, convex, concave, SAMPLES)
 
 
 def test_the_numpy_twins_state_the_same_cases():
