@@ -37,6 +37,7 @@ from .atoms import AFFINE, CONSTANT, CONVEX, UNKNOWN, Curvature
 from .certificate import Certificate, certify
 from .definite import cone
 from .model import Attributes
+from .perspective import perspective
 from .patterns import (WHY_LIMIT, Verdict, bilinear, describe, exp_sum, harmonic, hessian_rules, like_terms,
                        max_pattern, max_range, max_splits, quad_over_lin)
 from .signs import NONNEG, Interval, Signs, domain_facts, meet, mul
@@ -233,7 +234,7 @@ def _product(walk: Walk, node: Product) -> Verdict | None:
     """A product linear in one operand: the others' entries give the coefficients' sign."""
     reading = [k for k, a in enumerate(node.args) if walk.reads[a]]
     if len(reading) == 2:
-        return quad_over_lin(walk, node, reading)
+        return quad_over_lin(walk, node, reading) or perspective(walk, node, reading)
     if len(reading) != 1:
         return None
     (k,) = reading

@@ -117,4 +117,13 @@ CASES = [
     ("dom_inv_pd_cancel", "variable X[2, 2] pd\nminimize tr(inv(X) * X)", True, True),  # = 2 on pd
     ("dom_param_power", "parameter p\nvariable x\nminimize x^p - x^p", False, False),  # p = -1: x != 0
     ("dom_cube_root_product", "variable x\nvariable y\nmaximize (x * y)^(1/3) - (x * y)^(1/3)", False, False),
+    # perspectives t * G(u / t), t > 0 and u affine (convexcheck/perspective.py)
+    ("persp_lse", "variable x[n]\nvariable t pos\nminimize t * log_sum_exp(x / t)", True, False),
+    ("persp_exp", "variable x\nvariable y pos\nminimize y * exp(x / y)", True, False),
+    ("persp_rel_entr", "variable x pos\nvariable t pos\nminimize t * (-log(x / t))", True, False),  # t log(t/x)
+    ("persp_shifted", "variable x[n]\nvariable t pos\nminimize (t + 1) * log_sum_exp((x + 1) / (t + 1))", True, False),
+    ("persp_log_sum", "variable x[n] pos\nvariable t pos\nmaximize t * log(sum(x / t))", False, True),
+    ("persp_free_t", "variable x[n]\nvariable t\nminimize t * log_sum_exp(x / t)", False, False),  # t < 0: concave
+    ("persp_sin", "variable x\nvariable t pos\nminimize t * sin(x / t)", False, False),
+    ("persp_t_outside", "variable x\nvariable t pos\nminimize t * exp(x / t + t)", None, False),
 ]
