@@ -75,16 +75,36 @@ def _product(node: Product, attributes, interval):
     if spec.inputs[0] == "" or spec.inputs[1] == "":                   # a scalar times a matrix
         k = 0 if spec.inputs[0] == "" else 1
         return _scaled(cone(args[1 - k], attributes, interval), interval(args[k]), spec.inputs[1 - k], spec.out)
-    return _congruence(node, attributes, interval)
+    return _diagonal(node, interval) or _congruence(node, attributes, interval)
 
 
 def _scaled(inner: Cone | None, iv, letters: str, out: str):
     if inner is None or sorted(letters) != sorted(out):                  # a transpose keeps the cone
         return None
-    if iv.lo > 0 or iv.hi < 0:
-        return Cone(inner.sign if iv.lo > 0 else -inner.sign, inner.strict)
+    if _one_sided(iv):
+        return Cone(inner.sign if iv.lo >= 0 else -inner.sign, inner.strict)
     if iv.lo >= 0 or iv.hi <= 0:
         return Cone(inner.sign if iv.lo >= 0 else -inner.sign, False)
+    return None
+
+
+def _one_sided(iv) -> bool:
+    """Every value > 0, or every value < 0 (`pos`: lo = 0 with zero excluded)."""
+    return iv.lo > 0 or iv.hi < 0 or (iv.nonzero and (iv.lo >= 0 or iv.hi <= 0))
+
+
+def _diagonal(node: Product, interval):
+    """diag(v), written v *(i,ij->ij) delta: pd where every entry of v is > 0, psd where
+    >= 0 (nd, nsd likewise); None for any other product with a delta."""
+    (s1, s2), out = node.spec.inputs, node.spec.out
+    for k in (0, 1):
+        v, d = node.args[k], node.args[1 - k]
+        letters, pair = (s1, s2) if k == 0 else (s2, s1)
+        if isinstance(d, Delta) and d.n == 1 and len(letters) == 1 and pair == out and \
+                len(out) == 2 and letters in out:
+            iv = interval(v)
+            if iv.lo >= 0 or iv.hi <= 0:
+                return Cone(1 if iv.lo >= 0 else -1, _one_sided(iv))
     return None
 
 

@@ -126,4 +126,10 @@ CASES = [
     ("persp_free_t", "variable x[n]\nvariable t\nminimize t * log_sum_exp(x / t)", False, False),  # t < 0: concave
     ("persp_sin", "variable x\nvariable t pos\nminimize t * sin(x / t)", False, False),
     ("persp_t_outside", "variable x\nvariable t pos\nminimize t * exp(x / t + t)", None, False),
+    # definite cones (definite.py): a positive variable times a pd matrix is pd, diag(v) of v > 0 is pd
+    ("cone_pos_times_pd", "parameter A1[n, n] pd\nparameter A2[n, n] pd\nvariable x1 pos\nvariable x2 pos\n"
+     "maximize logdet(x1 * A1 + x2 * A2)", False, True),
+    ("cone_diag_pos", "variable x[n] pos\nmaximize logdet(diag(x))", False, True),              # sum(log(x))
+    ("cone_diag_neg_inv", "variable x[n] neg\nminimize tr(inv(diag(x)))", False, True),          # sum(1 / x), x < 0
+    ("cone_diag_free", "variable x[n]\nmaximize logdet(diag(x))", None, False),                  # n = 1: log x, x < 0 excluded; n = 2: x1 x2 > 0 not convex
 ]
