@@ -39,7 +39,7 @@ from .definite import cone
 from .model import Attributes
 from .perspective import perspective
 from .patterns import (WHY_LIMIT, Verdict, bilinear, describe, exp_sum, harmonic, hessian_rules, like_terms,
-                       max_pattern, max_range, max_splits, quad_over_lin)
+                       max_pattern, max_range, max_splits, quad_over_lin, substitute)
 from .signs import NONNEG, Interval, Signs, domain_facts, meet, mul
 
 NONPOS = Interval(-math.inf, 0.0)
@@ -309,14 +309,6 @@ RULES = {Var: _var, Const: _none, Delta: _none, Sum: _sum, Product: _product,
 
 
 # ----------------------------------------------------------------------------- helpers
-
-def substitute(node: Expr, fresh: dict[Expr, Expr]) -> Expr:
-    """`node` with every occurrence of the keys replaced by their values (one pass)."""
-    new: dict[Expr, Expr] = {}
-    for m in dag.topo(node):
-        new[m] = fresh[m] if m in fresh else dag.rebuild(m, tuple(new[c] for c in m.args))
-    return new[node]
-
 
 def weighted(node: Expr) -> Expr:
     """w . node with a weight w of node's axes (node itself when scalar): convex in the

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from tensorcalc import dag
 from tensorcalc.dag import Const, Elementwise, Expr, Gather, Power, Product, Sum, Var
 
 from . import atoms
@@ -35,6 +36,14 @@ class Verdict:
     curvature: Curvature
     why: str
     hessian: tuple[str, ...] = ()          # the Hessian certificates' rules used below this node
+
+
+def substitute(node: Expr, fresh: dict[Expr, Expr]) -> Expr:
+    """`node` with every occurrence of the keys replaced by their values (one pass)."""
+    new: dict[Expr, Expr] = {}
+    for m in dag.topo(node):
+        new[m] = fresh[m] if m in fresh else dag.rebuild(m, tuple(new[c] for c in m.args))
+    return new[node]
 
 
 def hessian_rules(parts) -> tuple[str, ...]:

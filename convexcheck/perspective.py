@@ -15,7 +15,7 @@ from tensorcalc.dag import Const, Elementwise, Expr, Product
 
 from . import atoms
 from .atoms import CONCAVE, CONVEX
-from .patterns import Verdict
+from .patterns import Verdict, substitute
 
 FRESH = "__z"
 
@@ -39,14 +39,12 @@ def _scalar_positive_affine(walk, t: Expr) -> bool:
 
 
 def _curvature(walk, t: Expr, body: Expr) -> Verdict | None:
-    quotients = [m for m in dag.topo(body) if _over(m, t) is not None]
-    if not quotients:
+    quotients = {m: u for m in dag.topo(body) if (u := _over(m, t)) is not None}     # u / t -> u
+    if not quotients or not all(walk.child(u).curvature.affine for u in quotients.values()):
         return None
     depth = sum(n.startswith(FRESH) for n in walk.names)      # a perspective inside G: new names
     fresh = {q: dag.var(f"{FRESH}{depth}_{k}", q.axes) for k, q in enumerate(quotients)}
-    if not all(walk.child(_over(q, t)).curvature.affine for q in quotients):
-        return None
-    g = _substituted(body, fresh)
+    g = substitute(body, fresh)
     if set(dag.variables(g)) & walk.names:
         return None                          # F reads the variables other than through u / t
     from .classify import classify           # noqa: PLC0415 - classify builds on compose
@@ -82,10 +80,3 @@ def _broadcast(b: Expr, t: Expr) -> bool:
     ones = b.args[1 - k]
     return b.spec.inputs[k] == "" and b.spec.inputs[1 - k] == b.spec.out and isinstance(ones, Const) \
         and float(ones.value) == 1.0
-
-
-def _substituted(node: Expr, fresh: dict) -> Expr:
-    new: dict[Expr, Expr] = {}
-    for m in dag.topo(node):
-        new[m] = fresh[m] if m in fresh else dag.rebuild(m, tuple(new[c] for c in m.args))
-    return new[node]

@@ -102,7 +102,7 @@ def verify(expr, problem: Problem, point: dict, direction: dict, curvature: floa
     d_inf = max(float(np.max(np.abs(v), initial=0.0)) for v in direction.values())
     if curvature == 0 or not math.isfinite(curvature) or d_inf == 0:
         return None
-    g0 = _value(expr, problem, point, direction, 0.0)
+    g0 = value_along(expr, problem, point, direction, 0.0)
     previous = None
     for rel in STEPS:
         h = rel * max(1.0, x_inf) / d_inf
@@ -116,8 +116,8 @@ def verify(expr, problem: Problem, point: dict, direction: dict, curvature: floa
 
 def _second_difference(expr, problem, point, direction, h, g0) -> float | None:
     """(g(h) - 2 g(0) + g(-h)) / h^2, or None if out of the domain or within rounding noise."""
-    gp = _value(expr, problem, point, direction, h)
-    gm = _value(expr, problem, point, direction, -h)
+    gp = value_along(expr, problem, point, direction, h)
+    gm = value_along(expr, problem, point, direction, -h)
     if gp is None or gm is None or g0 is None:
         return None
     s = (gp - 2 * g0 + gm) / h ** 2
@@ -125,7 +125,7 @@ def _second_difference(expr, problem, point, direction, h, g0) -> float | None:
     return s if abs(s) > tol and math.isfinite(s) else None
 
 
-def _value(expr, problem, point, direction, t: float, dtype=np.float64, compiled=None):
+def value_along(expr, problem, point, direction, t: float, dtype=np.float64, compiled=None):
     """f(x + t d) by plain evaluation, or None if x + t d breaks an attribute or f is not finite.
 
     The point x + t d is formed in double precision; with `dtype` np.longdouble every
@@ -149,8 +149,6 @@ def _value(expr, problem, point, direction, t: float, dtype=np.float64, compiled
         return float(value) if math.isfinite(float(value)) else None
     return value[()] if value.dtype == dtype and np.isfinite(value) else None
 
-
-value_along = _value     # the public name, for `chords`
 
 
 # ----------------------------------------------------------------------------- search
