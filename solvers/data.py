@@ -8,9 +8,8 @@ fixed at that value (so `data={"V": V}` solves for U alone). Every rejection is 
 `SolverError` naming the array, the axis or dimension, and the fix.
 
 Constraints (`g <= h`, `g >= h`, `g == h`) become `Constraint`s c(x) <= 0 or c(x) == 0;
-variables that appear only in constraints are free too. Symmetric, pd and psd matrix
-variables start at the identity (pd, psd), minus it (nd, nsd) or zeros (symmetric); an
-x0 given for them must be symmetric and, for a definite cone, inside it.
+variables that appear only in constraints are free too. The starting point, given or
+default, is made by `solvers.start`.
 """
 from __future__ import annotations
 
@@ -100,7 +99,8 @@ def prepare(problem, data=None, x0=None) -> Task:
     x0 = _start_values(x0, free_decls)
     sizes = _sizes(problem, {**data, **x0})
     free = tuple(Free(d.name, _shape(d, sizes), d.attributes) for d in free_decls)
-    from .distributed import is_dask, prepared     # imports this module
+    from .distributed import is_dask, prepared     # these import this module
+    from .start import start
     for decl in problem.parameters.values():
         if decl.name in data and not is_dask(data[decl.name]):
             _check_attributes(decl, data[decl.name])
@@ -109,7 +109,7 @@ def prepare(problem, data=None, x0=None) -> Task:
     fixed = prepared({n: data[n] for n in data if n in present}, problem.declarations)
     constraints = [_constraint(part) for part in problem.constraints]
     names = {v.name for v in free}
-    return Task(problem, expr, sign, free, fixed, _start(free, x0),
+    return Task(problem, expr, sign, free, fixed, start(free, x0),
                 tuple(c for c in constraints if _reads(c, names) or not _holds(c, fixed)))
 
 
@@ -357,62 +357,3 @@ def _check_definite(name: str, definite: str, array: np.ndarray) -> None:
     if not ok:
         raise SolverError(f"parameter {name!r} is declared {definite} but has eigenvalue "
                           f"{sign * low:.3g}")
-
-
-def _start(free: tuple[Free, ...], x0: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """x0 as given (checked against the bounds and cones), else zeros moved inside the
-    bounds: lower + 1, upper - 1, or the midpoint when both are declared; a definite
-    matrix starts at +-identity, a symmetric one at that constant."""
-    start = {}
-    for v in free:
-        if v.name in x0:
-            if x0[v.name].shape != v.shape:
-                raise SolverError(f"x0[{v.name!r}] has shape {x0[v.name].shape}; variable "
-                                  f"{v.name!r} has shape {v.shape}")
-            if not in_bounds(v.attributes, x0[v.name]):
-                raise SolverError(f"x0[{v.name!r}] lies outside the declared bounds "
-                                  f"({v.attributes.describe()})")
-            _check_matrix_start(v, x0[v.name])
-            start[v.name] = x0[v.name].copy()
-        elif v.attributes.definite:
-            start[v.name] = _definite_start(v)
-        else:
-            start[v.name] = np.full(v.shape, _inside(v.attributes))
-    return start
-
-
-def _definite_start(v: Free) -> np.ndarray:
-    sign = 1.0 if v.attributes.definite in ("pd", "psd") else -1.0
-    eye = sign * np.eye(v.shape[0])
-    if not in_bounds(v.attributes, eye):
-        raise SolverError(f"variable {v.name!r} is declared {v.attributes.describe()}, which the "
-                          f"default start {'' if sign > 0 else 'minus '}the identity does not meet; "
-                          f"give x0[{v.name!r}]")
-    return eye
-
-
-def _check_matrix_start(v: Free, value: np.ndarray) -> None:
-    """A symmetric variable's start must be symmetric; a definite one's strictly inside
-    its cone (the solvers keep it there)."""
-    a = v.attributes
-    if not a.is_symmetric:
-        return
-    if not np.allclose(value, value.T, rtol=1e-10, atol=1e-12 * max(1.0, float(np.abs(value).max()))):
-        raise SolverError(f"x0[{v.name!r}] is not symmetric, but {v.name!r} is declared {a.describe()}")
-    if a.definite:
-        sign = 1.0 if a.definite in ("pd", "psd") else -1.0
-        low = float(np.linalg.eigvalsh(sign * (value + value.T) / 2).min())
-        if not low > 0:
-            raise SolverError(f"x0[{v.name!r}] must be strictly inside the {a.definite} cone to start "
-                              f"(its {'lowest' if sign > 0 else 'highest'} eigenvalue is "
-                              f"{sign * low:.3g}); add a multiple of the identity")
-
-
-def _inside(a: Attributes) -> float:
-    if a.lower is not None and a.upper is not None:
-        return (a.lower + a.upper) / 2
-    if a.lower is not None:
-        return a.lower + 1.0
-    if a.upper is not None:
-        return a.upper - 1.0
-    return 0.0
