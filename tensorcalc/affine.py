@@ -39,6 +39,8 @@ Ineq = tuple[tuple[int, ...], int]               # coefficients . g + constant >
 def gather(x: Expr, batch: int, shape: Sequence[int], source: Sequence[int], rows: Sequence[Row],
            domain: Sequence[Ineq], axes: Sequence[Axis]) -> Expr:
     """The Gather node; `axes` are the gathered output axes (lengths `shape`)."""
+    if isinstance(batch, bool) or not isinstance(batch, int) or not 0 <= batch <= dag.MAX_ORDER:
+        raise TensorCalcError(f"gather: the batch order must be an integer from 0 to {dag.MAX_ORDER}, got {batch!r}")
     shape, source, axes = tuple(map(int, shape)), tuple(map(int, source)), tuple(axes)
     rows = tuple(_reduced(tuple(map(int, a)), int(c), int(d)) for a, c, d in rows)
     domain = _simplified_domain(shape, domain)

@@ -15,39 +15,32 @@ Contracts:
   never reads entries of its former self). Array lengths are not part of a program's key:
   the generated code reads every length when it is called and checks them there, so one
   entry serves every shape.
-- Entries are JSON, written to a temporary file in the same folder and moved into place
-  with os.replace: readers see a whole entry or none, whatever writers run at once.
-  Past MAX_ENTRIES files the oldest quarter is deleted.
-- An entry is used only when it parses, names its own key and format, and its source
-  passes `check_source`, which admits exactly the language the code generator emits (one
-  function of assignments and calls to the runtime helpers and a fixed list of array
-  functions). Anything else is ignored and the work is redone: a corrupt or hostile file
-  costs time, never runs.
+- The files are `cachefiles`' business: a private folder, entries authenticated with the
+  user's key (HMAC-SHA256), read without following links or blocking, written atomically,
+  pruned only where authenticated. docs/cache.md gives the threat model.
+- An authenticated entry is still validated as strictly as text input: expressions are
+  rebuilt through the node constructors (`rebuild`: every parameter checked by type and
+  range), and source runs only through `compiled.load_source`, which admits exactly the
+  generated language and gives it no builtins. Anything refused is recomputed and
+  rewritten: a corrupt or hostile file costs time, never runs and never changes a result.
 """
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import os
 import pathlib
-import re
-import tempfile
 from dataclasses import fields, is_dataclass
 from functools import lru_cache
 
-from . import dag
-from .dag import Axis, Expr, Spec
+from . import cachefiles
+from .cachefiles import CacheWarning, warn_once  # noqa: F401 - part of this module's interface
+from .dag import Expr
+from .rebuild import Uncacheable, expr_data, exprs_from_data
 
-FORMAT = 1
+FORMAT = 2
 ENV_DIR, ENV_SWITCH = "CONVEXCHECK_CACHE_DIR", "CONVEXCHECK_CACHE"
-NODES = {cls.__name__: cls for cls in dag.NODE_TYPES}
 PACKAGES = ("tensorcalc", "convexcheck", "solvers")
-MAX_ENTRIES = 4000          # past this many files the oldest quarter is deleted
-
-
-class Uncacheable(Exception):
-    """A key part that has no exact encoding: the caller computes without the cache."""
 
 
 # ----------------------------------------------------------------------------- place and keys
@@ -109,13 +102,28 @@ def encode(obj):
 # ----------------------------------------------------------------------------- entries
 
 def load(kind: str, digest: str) -> dict | None:
-    """The payload stored under `digest`, or None (off, missing, unreadable, not ours)."""
+    """The payload stored under `digest` when its entry authenticates, else None (off,
+    missing, in doubt, not ours)."""
     folder = directory()
     if folder is None:
         return None
+    name = cachefiles.entry_name(kind, digest)
+    with cachefiles.opened(str(folder), create=False) as fd:
+        secret = None if fd is None else cachefiles.key_of(fd, create=False)
+        data = None if secret is None else cachefiles.read_file(fd, name)
+    if data is None:
+        return None
+    body = cachefiles.opened_seal(secret, kind, digest, data)
+    if body is None:
+        warn_once(f"{name} failed authentication (edited, planted or corrupt); it is recomputed")
+        return None
+    return _payload(body, kind, digest)
+
+
+def _payload(body: bytes, kind: str, digest: str) -> dict | None:
     try:
-        entry = json.loads((folder / f"{kind}-{digest}.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        entry = json.loads(body.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     if not (isinstance(entry, dict) and entry.get("format") == FORMAT and entry.get("key") == digest
             and entry.get("kind") == kind and isinstance(entry.get("payload"), dict)):
@@ -124,221 +132,52 @@ def load(kind: str, digest: str) -> dict | None:
 
 
 def store(kind: str, digest: str, payload: dict) -> None:
-    """Write the entry atomically; a cache that cannot be written is silently skipped."""
+    """Write the entry atomically and authenticated; a cache that cannot be written is
+    skipped (with one warning where the folder is in doubt)."""
     folder = directory()
     if folder is None:
         return
-    text = json.dumps({"format": FORMAT, "key": digest, "kind": kind, "payload": payload}, allow_nan=True)
+    name = cachefiles.entry_name(kind, digest)
+    body = json.dumps({"format": FORMAT, "key": digest, "kind": kind, "payload": payload},
+                      allow_nan=True).encode("utf-8")
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{kind}-", suffix=".tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, folder / f"{kind}-{digest}.json")
-        except BaseException:
-            os.unlink(tmp)
-            raise
-        _prune(folder)
+        with cachefiles.opened(str(folder), create=True) as fd:
+            secret = None if fd is None else cachefiles.key_of(fd, create=True)
+            if secret is None or len(body) > cachefiles.MAX_ENTRY_BYTES:
+                return
+            if cachefiles.write_file(fd, name, cachefiles.seal(secret, kind, digest, body)):
+                cachefiles.prune(fd, secret)
     except OSError:
         pass
 
 
-def _prune(folder: pathlib.Path, limit: int = MAX_ENTRIES) -> None:
-    """Past `limit` entries, delete the oldest quarter (by modification time): entries of
-    former package versions or sources are never read again. Races with other pruners
-    are harmless (a file already gone is skipped)."""
-    entries = [e for e in os.scandir(folder) if e.name.endswith(".json")]
-    if len(entries) <= limit:
-        return
-    entries.sort(key=lambda e: e.stat().st_mtime_ns if e.is_file() else 0)
-    for entry in entries[:len(entries) - 3 * limit // 4]:
-        try:
-            os.unlink(entry.path)
-        except OSError:
-            pass
-
-
-# ----------------------------------------------------------------------------- expressions
-
-def expr_data(exprs) -> dict:
-    """The DAG of `exprs` as rows [type, params, argument rows, axes] in dependency order."""
-    nodes = dag.topo(*exprs)
-    index = {node: i for i, node in enumerate(nodes)}
-    rows = [[type(n).__name__, _params_data(n.params()), [index[a] for a in n.args],
-             [[a.var, a.pos] for a in n.axes]] for n in nodes]
-    return {"nodes": rows, "outputs": [index[e] for e in exprs]}
-
-
-def exprs_from_data(data: dict) -> list[Expr]:
-    """The expressions written by `expr_data`; ValueError on anything malformed."""
-    built: list[Expr] = []
-    for row in data["nodes"]:
-        name, params, args, axes = row
-        if name not in NODES or not all(isinstance(i, int) and 0 <= i < len(built) for i in args):
-            raise ValueError("malformed expression row")
-        axes = tuple(Axis(str(v), int(p)) for v, p in axes)
-        built.append(dag._intern(NODES[name], _params_from(params), tuple(built[i] for i in args), axes))
-    return [built[i] for i in data["outputs"]]
-
-
-def _params_data(params):
-    if isinstance(params, Spec):
-        return {"spec": [list(params.inputs), params.out]}
-    if isinstance(params, tuple):
-        return [_params_data(p) for p in params]
-    if isinstance(params, float):
-        return {"f": params.hex()}
-    if params is None or isinstance(params, (bool, int, str)):
-        return params
-    raise Uncacheable(f"no data form for a node parameter of type {type(params).__name__}")
-
-
-def _params_from(data):
-    if isinstance(data, list):
-        return tuple(_params_from(d) for d in data)
-    if isinstance(data, dict) and "spec" in data:
-        inputs, out = data["spec"]
-        return Spec(tuple(map(str, inputs)), str(out))
-    if isinstance(data, dict) and "f" in data:
-        return float.fromhex(data["f"])
-    if data is None or isinstance(data, (bool, int, str)):
-        return data
-    raise ValueError("malformed node parameter")
-
-
-# ----------------------------------------------------------------------------- the source check
-
-_PARAMS = ("values", "xp", "n", "_c")
-_HELPERS = frozenset({"_f", "_delta", "_special", "_out", "_embed", "_weigh", "_gram", "_huber", "_gather"})
-_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.USub, ast.UAdd)
-
-
-@lru_cache(maxsize=1)
-def _xp_functions() -> frozenset:
-    from .codegen import ELEMENTWISE_CODE
-    found = {m for code in ELEMENTWISE_CODE.values() for m in re.findall(r"xp\.(\w+)", code)}
-    return frozenset(found | {"full", "matmul", "transpose"})
-
-
-def check_source(source: str) -> bool:
-    """Whether `source` is in the language `tensorcalc.codegen.emit` writes: one
-    `def compiled(values, xp, n, _c)` of assignments to fresh names and one return, whose
-    expressions are numbers, strings, names already bound, arithmetic, tuples, lookups
-    values['x'] / n['k'] / _c[k], and calls of the runtime helpers, _c[k], or xp.f for f in
-    a fixed list. Nothing else (no attributes, imports, lambdas, comprehensions) passes."""
-    try:
-        tree = ast.parse(source, mode="exec")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
-        return False
-    fn = tree.body[0]
-    a = fn.args
-    if (fn.name != "compiled" or fn.decorator_list or fn.returns or a.vararg or a.kwarg or a.kwonlyargs
-            or a.defaults or a.posonlyargs or [x.arg for x in a.args] != list(_PARAMS)
-            or any(x.annotation for x in a.args)):
-        return False
-    bound = set(_PARAMS) | _HELPERS
-    for i, stmt in enumerate(fn.body):
-        if isinstance(stmt, ast.Return) and i == len(fn.body) - 1:
-            return stmt.value is not None and _expr_ok(stmt.value, bound)
-        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
-                and stmt.targets[0].id not in bound and _expr_ok(stmt.value, bound)):
-            return False
-        bound.add(stmt.targets[0].id)
-    return False
-
-
-def _expr_ok(node, bound: set) -> bool:
-    if isinstance(node, ast.Constant):
-        return node.value is None or isinstance(node.value, (bool, int, float, str))
-    if isinstance(node, ast.Name):
-        return isinstance(node.ctx, ast.Load) and node.id in bound
-    if isinstance(node, ast.Tuple):
-        return all(_expr_ok(e, bound) for e in node.elts)
-    if isinstance(node, ast.BinOp):
-        return isinstance(node.op, _OPS) and _expr_ok(node.left, bound) and _expr_ok(node.right, bound)
-    if isinstance(node, ast.UnaryOp):
-        return isinstance(node.op, _OPS) and _expr_ok(node.operand, bound)
-    if isinstance(node, ast.Subscript):
-        return _lookup_ok(node)
-    if isinstance(node, ast.Call):
-        return not node.keywords and _callee_ok(node.func) and all(_expr_ok(e, bound) for e in node.args)
-    return False
-
-
-def _lookup_ok(node: ast.Subscript) -> bool:
-    s = node.slice
-    return (isinstance(node.value, ast.Name) and node.value.id in ("values", "n", "_c")
-            and isinstance(s, ast.Constant) and type(s.value) in (str, int))
-
-
-def _callee_ok(func) -> bool:
-    if isinstance(func, ast.Name):
-        return func.id in _HELPERS
-    if isinstance(func, ast.Attribute):
-        return isinstance(func.value, ast.Name) and func.value.id == "xp" and func.attr in _xp_functions()
-    return isinstance(func, ast.Subscript) and _lookup_ok(func) and func.value.id == "_c"
-
-
 # ----------------------------------------------------------------------------- compiled functions
 
-class _Sized:
-    """Stands in for a node in `Compiled._check_sizes`: its axes and its text."""
-
-    def __init__(self, text: str, axes: tuple):
-        self.axes, self._text = axes, text
-
-    def __str__(self) -> str:
-        return self._text
-
-
 def compiled_data(fn) -> dict:
-    """A `tensorcalc.Compiled` as data: its source and the facts its calls check."""
-    pl = fn.plan
-    return {
-        "source": fn.source, "single": fn.single, "keys": fn.keys, "exprs": expr_data(fn.exprs),
-        "steps": [[s.target, s.code, list(s.args)] for s in pl.steps], "outputs": list(pl.outputs),
-        "contractions": list(pl.contractions), "variables": [list(v) for v in pl.variables],
-        "lengths": [[a.var, a.pos, name, pos] for a, name, pos in pl.lengths],
-        "sized": [[f"{node!s:.80}", [[a.var, a.pos] for a in node.axes]] for node in fn._sized],
-        "fixed": [list(f) for f in fn._fixed], "unread": [[k, a.var, a.pos] for k, a in fn._unread],
-    }
+    """A `tensorcalc.Compiled` as data: its simplified expressions and output names. The
+    source is not stored: `compiled_from` plans and emits it again from the expressions."""
+    return {"exprs": expr_data(fn.exprs), "single": fn.single, "keys": fn.keys}
 
 
 def compiled_from(data: dict):
-    """The `Compiled` written by `compiled_data`; ValueError when the data is malformed or
-    the source is not one `check_source` admits (it is then never compiled)."""
-    from . import runtime
-    from .codegen import Plan, Step
-    from .compiled import Compiled, namespace
-    import builtins
-    source = data["source"]
-    if not (isinstance(source, str) and check_source(source)):
-        raise ValueError("cached source is not generated code")
-    fn = object.__new__(Compiled)
-    keys = data["keys"]
-    fn.exprs, fn.keys, fn.single = tuple(exprs_from_data(data["exprs"])), keys and [str(k) for k in keys], bool(data["single"])
-    fn.plan = Plan(tuple(Step(str(t), str(c), tuple(map(str, a))) for t, c, a in data["steps"]),
-                   tuple(map(str, data["outputs"])), tuple(map(str, data["contractions"])),
-                   tuple((Axis(str(v), int(p)), str(name), int(pos)) for v, p, name, pos in data["lengths"]),
-                   tuple((str(name), int(order)) for name, order in data["variables"]))
-    fn.source = source
-    names = {**namespace(), "__builtins__": {}}
-    exec(builtins.compile(source, "<tensorcalc.compiled>", "exec"), names)  # noqa: S102 - checked generated source
-    fn._fn = names["compiled"]
-    fn._contractions = [runtime.Contraction(str(eq)) for eq in fn.plan.contractions]
-    fn._sized = tuple(_Sized(str(text), tuple(Axis(str(v), int(p)) for v, p in axes)) for text, axes in data["sized"])
-    fn._fixed = tuple((str(k), int(n), str(where)) for k, n, where in data["fixed"])
-    fn._unread = tuple((str(k), Axis(str(v), int(p))) for k, v, p in data["unread"])
-    return fn
+    """The `Compiled` written by `compiled_data`, planned and emitted afresh from its
+    validated expressions (so no text from the disk is ever run); ValueError when the
+    data is malformed."""
+    from .compiled import Compiled
+    exprs, single, keys = exprs_from_data(data["exprs"]), data["single"], data["keys"]
+    if type(single) is not bool or not (keys is None or (isinstance(keys, list) and len(keys) == len(exprs)
+                                                          and all(type(k) is str for k in keys))):
+        raise ValueError("malformed compiled function")
+    if single and len(exprs) != 1:
+        raise ValueError("a single output with several expressions")
+    return Compiled(exprs, keys, single, simplify=False)
 
 
 def cached(kind: str, parts: tuple, make, dump, restore):
     """(value, hit): `restore(payload)` of the entry of `kind` for `parts`, else `make()`,
     stored as `dump(value)`. Without an exact key (Uncacheable) just `make()`; an entry
-    that `restore` rejects (ValueError and the like) is recomputed and overwritten."""
+    that `restore` rejects (anything it raises: the entry is in doubt) is recomputed and
+    overwritten."""
     try:
         digest = key(kind, *parts)
     except Uncacheable:
@@ -347,8 +186,8 @@ def cached(kind: str, parts: tuple, make, dump, restore):
     if payload is not None:
         try:
             return restore(payload), True
-        except (ValueError, KeyError, TypeError, IndexError, AttributeError, SyntaxError, RecursionError):
-            pass
+        except Exception:  # noqa: BLE001 - any failure to restore means: recompute
+            warn_once(f"a {kind} entry did not restore; it is recomputed")
     value = make()
     try:
         store(kind, digest, dump(value))

@@ -92,7 +92,7 @@ class _Planner:
             key = ("array", node)
             if key not in self.names:
                 if isinstance(node, Delta):
-                    self.names[key] = self.step(f"_delta(xp, {node.n}, {self.shape(node)})")
+                    self.names[key] = self.step(f"_delta(xp, {int(node.n)!r}, {self.shape(node)})")
                 else:
                     self.names[key] = self.step(f"xp.full({self.shape(node)}, {{}})", (self.names[node],))
             return self.names[key]
@@ -291,7 +291,7 @@ PLAN_RULES = {
     Elementwise: _elementwise,
     Special: lambda p, node: p.add(node, f"_special({node.fn!r}, xp, {{}})", (p.array(node.args[0]),)),
     Power: lambda p, node: _short_step(p, node, "({} ** {})", node.args, node.args[:1]),
-    Gather: lambda p, node: p.add(node, f"_gather(xp, {{}}, {node.batch}, {node.shape!r}, {node.rows!r}, "
+    Gather: lambda p, node: p.add(node, f"_gather(xp, {{}}, {int(node.batch)!r}, {node.shape!r}, {node.rows!r}, "
                                         f"{node.domain!r})", (p.array(node.args[0]),)),
 }
 

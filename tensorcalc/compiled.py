@@ -13,7 +13,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from . import affine, dag, runtime
+from . import affine, dag, runtime, sourcecheck
 from .codegen import axis_key, emit, plan
 from .dag import Const, Delta, Expr
 from .errors import ShapeError, TensorCalcError
@@ -32,6 +32,19 @@ def namespace() -> dict:
             "_huber": runtime.huber, "_gather": affine.take}
 
 
+def load_source(source: str):
+    """The function `source` defines, run with `namespace()` and no builtins, once
+    `sourcecheck` admits it: the only way generated code (fresh or cached) is run.
+    TensorCalcError for a source the check refuses."""
+    tree = sourcecheck.parsed(source)
+    if tree is None:
+        raise TensorCalcError("generated code failed tensorcalc's source check; it was not run "
+                              "(please report this as a bug, with the expression)")
+    names = {**namespace(), "__builtins__": {}}
+    exec(builtins.compile(tree, "<tensorcalc.compiled>", "exec"), names)  # noqa: S102 - checked above
+    return names["compiled"]
+
+
 class Compiled:
     """A compiled function: call with arrays by variable name (a dict or keywords).
 
@@ -47,9 +60,7 @@ class Compiled:
         nodes = dag.topo(*planned)
         self.plan = plan(planned, nodes)
         self.source = emit(self.plan)
-        names = namespace()
-        exec(builtins.compile(self.source, "<tensorcalc.compiled>", "exec"), names)  # noqa: S102 - source from the plan only
-        self._fn = names["compiled"]
+        self._fn = load_source(self.source)
         self._contractions = [runtime.Contraction(eq) for eq in self.plan.contractions]
         self._sized = tuple(dict.fromkeys(                   # outputs, deltas, constant tensors
             [*self.exprs, *(n for n in nodes if isinstance(n, (Delta, Const)) and n.order)]))

@@ -191,6 +191,8 @@ def const(value: float, axes: Iterable[Axis] = ()) -> Const:
 
 def delta(n: int, axes: Iterable[Axis]) -> Delta:
     axes = tuple(axes)
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_ORDER:
+        raise TensorCalcError(f"delta's order must be an integer from 0 to {MAX_ORDER}, got {n!r}")
     if len(axes) != 2 * n or axes[:n] != axes[n:]:
         raise TensorCalcError(f"delta({n}) needs {2 * n} axes whose halves agree, got {_fmt(axes)}")
     return _intern(Delta, (n,), (), axes)

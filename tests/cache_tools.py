@@ -1,0 +1,60 @@
+"""Helpers for the disk-cache tests and fuzz: where entries are, and how an attacker (or a
+broken writer) edits them, with or without the user's key."""
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+
+from convexcheck.problem import parse_problem
+from solvers import api, objective
+from tensorcalc import cache, cachefiles
+
+PARSE = sys.modules["tensorcalc.parse"]
+
+
+def forget():
+    """Empty the in-process caches so that the next call reads the disk cache."""
+    for fn in (objective._program, objective._compiled, api._verdict, PARSE._parser, parse_problem):
+        fn.cache_clear()
+    cachefiles._keys.clear()
+
+
+def entries(root: pathlib.Path, kind: str = "") -> list[pathlib.Path]:
+    return sorted((root / cachefiles.FOLDER).glob(f"{kind}*.entry"))
+
+
+def secret(root: pathlib.Path) -> bytes:
+    return (root / cachefiles.FOLDER / cachefiles.KEY_FILE).read_bytes()
+
+
+def name_parts(path: pathlib.Path) -> tuple[str, str]:
+    kind, _, rest = path.name.partition("-")
+    return kind, rest[:-len(".entry")]
+
+
+def body(path: pathlib.Path) -> dict:
+    """The JSON body of an entry (header and tag skipped, not checked)."""
+    data = path.read_bytes()[len(cachefiles.HEADER):]
+    return json.loads(data.partition(b"\n")[2])
+
+
+def write_body(path: pathlib.Path, entry: dict, key: bytes | None) -> None:
+    """Write `entry` under `path`: sealed with `key` (an attacker who has the key, or a
+    writer with a bug), or with the old tag kept (an attacker who has not)."""
+    kind, digest = name_parts(path)
+    raw = json.dumps(entry).encode()
+    if key is None:
+        tag = path.read_bytes()[len(cachefiles.HEADER):].partition(b"\n")[0]
+        path.write_bytes(cachefiles.HEADER + tag + b"\n" + raw)
+    else:
+        path.write_bytes(cachefiles.seal(key, kind, digest, raw))
+
+
+def payload_functions(entry: dict) -> list[dict]:
+    """The compiled-function records of a 'program' or 'compiled' entry."""
+    payload = entry["payload"]
+    return [payload["fn"]] if "fn" in payload else [payload]
+
+
+__all__ = ["cache", "forget", "entries", "secret", "body", "write_body", "name_parts", "payload_functions"]
