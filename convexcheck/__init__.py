@@ -10,15 +10,17 @@
     ('proven', 'convex')
 
 `load_problem` reads a problem file (docs/problem-format.md); `analyze` returns a `Report`
+(within a `Budget`, 60 s of wall clock by default)
 whose `to_dict()` is what `convexcheck analyze --json` prints. `from_cvxpy` and
 `analyze_cvxpy` translate CVXPY expressions and problems (cvxpy is imported only there).
 """
 from .analysis import analyze
 from .bridge import analyze_cvxpy, from_cvxpy
+from .budget import Budget
 from .certificate import Certificate, certify
 from .model import Attributes, Declaration, Part, Problem
 from .problem import ProblemError, load_problem
 from .report import Report
 
-__all__ = ["analyze", "load_problem", "certify", "Certificate", "Problem", "Part", "Declaration",
+__all__ = ["analyze", "Budget", "load_problem", "certify", "Certificate", "Problem", "Part", "Declaration",
            "Attributes", "Report", "ProblemError", "from_cvxpy", "analyze_cvxpy"]

@@ -5,17 +5,27 @@ each variable alone, `convex` and `concave` are each `proven` (a symbolic certif
 `disproved` (a witness verified by second differences), or `unknown` (with the sampling
 evidence). Where a proof needs one more attribute on a parameter (A psd, c nonneg), the
 verdict says so ("convex if A is psd").
+
+The analysis has a work budget (`Budget`, 60 s of wall clock by default), checked at the
+natural step boundaries (`budget`): once it is spent, the remaining stages are skipped and
+each side not yet decided is `unknown` with the reason "budget spent on <the step>";
+sides already proven or disproved keep their verdicts, and no proof comes from
+unfinished work. `progress` shows a bar over the parts when the analysis takes more than
+a second.
 """
 from __future__ import annotations
 
 import dataclasses
 import os
+import sys
+from dataclasses import dataclass
 
 import numpy as np
 
 import tensorcalc as tc
 
 from . import entrywise
+from .budget import Budget, BudgetSpent, Deadline
 from .certificate import Certificate, axis_lengths
 from .chords import chord_witnesses, kinked
 from .classify import classify
@@ -29,8 +39,21 @@ MAX_ASSUMPTIONS = 8
 GUARD_SAMPLES = 5        # points sampled for a part whose both sides are proven (the guard's check)
 
 
+@dataclass(frozen=True)
+class _Run:
+    """One analysis' settings and its deadline (the run state the steps consult)."""
+
+    samples: int
+    seed: int
+    sizes: dict
+    fixed: dict
+    progress: bool
+    deadline: Deadline
+
+
 def analyze(problem: Problem | str | os.PathLike, samples: int = 20, seed: int = 0,
-            dims: dict[str, int] | None = None, progress: bool = False, data=None) -> Report:
+            dims: dict[str, int] | None = None, progress: bool = False, data=None,
+            budget: Budget | float = Budget()) -> Report:
     """Analyse a problem (a Problem, a file path, or problem text); see the module docstring.
 
     `samples`: points sampled per part when no proof settles a side; `seed` makes the
@@ -39,19 +62,29 @@ def analyze(problem: Problem | str | os.PathLike, samples: int = 20, seed: int =
     attributes, which is all a proof uses): witnesses are then sought at those values,
     and named dimensions take the lengths the arrays have. A Dask array is read for its
     dtype and shape only, never computed: the verdict rests on the declared attributes
-    (the solvers check them on the workers), and sampling draws values of its own."""
+    (the solvers check them on the workers), and sampling draws values of its own.
+    `budget`: a `Budget`, or its seconds (math.inf: no limit); see the module docstring."""
+    budget = budget if isinstance(budget, Budget) else Budget(budget)
     if not isinstance(problem, Problem):
         problem = load_problem(problem)
     fixed = check_data(problem, data or {})
     dims = _check_dims(problem, {**_data_dims(problem, fixed), **(dims or {})})
-    run = dict(samples=samples, seed=seed, sizes=dims, progress=progress, fixed=fixed)
+    run = _Run(samples, seed, dims, fixed, progress, budget.start())
     scalar = entrywise.scalar_problem(problem)          # constraints of any order, entry by entry
-    parts = [_part(scalar, part, _names(scalar, part.expr), run) for part in scalar.parts]
-    variables = {}
-    for name in _names(problem, problem.objective.expr):
-        alone = parts[0].variables == [name]         # the joint analysis already is this one
-        variables[name] = parts[0] if alone else _part(problem, problem.objective, [name], run)
-    return Report(problem, parts[0], parts[1:], variables, dict(samples=samples, seed=seed, dims=dims))
+    names = _names(problem, problem.objective.expr)
+    own = [n for n in names if _names(scalar, scalar.parts[0].expr) != [n]]   # else the joint analysis is it
+    with _bar(progress, len(scalar.parts) + len(own)) as bar:
+        parts = [_part(scalar, part, _names(scalar, part.expr), run, bar) for part in scalar.parts]
+        alone = {n: _part(problem, problem.objective, [n], run, bar) for n in own}
+    variables = {n: alone.get(n, parts[0]) for n in names}
+    settings = dict(samples=samples, seed=seed, dims=dims, budget=budget.seconds if budget.limited else None)
+    return Report(problem, parts[0], parts[1:], variables, settings, run.deadline.spent)
+
+
+def _bar(progress: bool, total: int):
+    """A tqdm bar over the parts, on stderr, shown only once the analysis takes a second."""
+    from tqdm import tqdm
+    return tqdm(total=total, delay=1.0, file=sys.stderr, desc="analysis", unit="part", disable=not progress)
 
 
 def _check_dims(problem: Problem, dims: dict[str, int]) -> dict[str, int]:
@@ -123,22 +156,37 @@ def _attributes(problem: Problem) -> dict[str, Attributes]:
     return {n: d.attributes for n, d in problem.declarations.items()}
 
 
-def _part(problem: Problem, part: Part, names: list[str], run: dict) -> PartReport:
-    cert = _certificate(problem, part, names, _attributes(problem)) if names else \
-        Certificate(True, True, ["no variable occurs: constant"])
-    conditions = _conditions(problem, part, names, cert) if names else []
+def _part(problem: Problem, part: Part, names: list[str], run: _Run, bar) -> PartReport:
+    """The verdicts of one part: certificate, conditions, sampling, chords, guard. A budget
+    spent in the certificate leaves no proof; in sampling, the witnesses verified so far."""
+    deadline = run.deadline
+    deadline.where = f"{part.label} ({', '.join(names)})" if names else part.label
+    bar.set_postfix_str(deadline.where[:40], refresh=False)
+    try:
+        cert = _certificate(problem, part, names, _attributes(problem), deadline) if names else \
+            Certificate(True, True, ["no variable occurs: constant"])
+    except BudgetSpent as spent:
+        bar.update(1)
+        return PartReport(part, names, *[_side(k, Certificate(), None, [], spent.stage) for k in KINDS],
+                          budget=spent.stage)
+    conditions = _conditions(problem, part, names, cert, deadline) if names else []
     want = tuple(side for side, done in (("convex", cert.convex), ("concave", cert.concave)) if not done)
-    samples = run["samples"] if want else min(run["samples"], GUARD_SAMPLES)
-    evidence = search(part.expr, problem, names, samples=samples, seed=run["seed"],
-                      sizes=run["sizes"], want=want, progress=run["progress"],
-                      fixed=run["fixed"], guard=GUARD_SAMPLES if len(want) < 2 else 0) if names and samples else None
-    evidence = _with_chords(part.expr, problem, names, evidence, want, run)
+    samples = run.samples if want else min(run.samples, GUARD_SAMPLES)
+    try:
+        evidence = search(part.expr, problem, names, samples=samples, seed=run.seed, sizes=run.sizes, want=want,
+                          progress=run.progress, fixed=run.fixed, guard=GUARD_SAMPLES if len(want) < 2 else 0,
+                          deadline=deadline) if names and samples else None
+        evidence = _with_chords(part.expr, problem, names, evidence, want, run)
+    except BudgetSpent:
+        evidence = None                             # spent before the first point: nothing seen
     inconsistencies = _guard(cert, evidence)
-    sides = [_side(kind, cert, None if kind in inconsistencies else evidence, conditions) for kind in KINDS]
-    return PartReport(part, names, *sides, cert, evidence, list(inconsistencies.values()))
+    sides = [_side(kind, cert, None if kind in inconsistencies else evidence, conditions, deadline.spent)
+             for kind in KINDS]
+    bar.update(1)
+    return PartReport(part, names, *sides, cert, evidence, list(inconsistencies.values()), deadline.spent)
 
 
-def _with_chords(expr, problem: Problem, names: list[str], evidence, want, run: dict):
+def _with_chords(expr, problem: Problem, names: list[str], evidence, want, run: _Run):
     """`evidence` with chord witnesses (`chords`) for the kinds the Hessian search left
     without one: the wanted kinds (from `samples` pairs) and, as the guard's check of a
     proof of a function with kinks (whose Hessian the guard cannot trust to show wrong
@@ -146,16 +194,16 @@ def _with_chords(expr, problem: Problem, names: list[str], evidence, want, run: 
     if evidence is None or not evidence.samples:
         return evidence
     seek = [k for k in KINDS if getattr(evidence, f"{k}_witness") is None and (k in want or kinked(expr))]
-    pairs = run["samples"] if any(k in want for k in seek) else GUARD_SAMPLES
-    found = chord_witnesses(expr, problem, names, seek, pairs=pairs, seed=run["seed"],
-                            sizes=run["sizes"], fixed=run["fixed"])
+    pairs = run.samples if any(k in want for k in seek) else GUARD_SAMPLES
+    found = chord_witnesses(expr, problem, names, seek, pairs=pairs, seed=run.seed,
+                            sizes=run.sizes, fixed=run.fixed, deadline=run.deadline)
     return dataclasses.replace(evidence, **{f"{k}_witness": w for k, w in found.items()}) if found else evidence
 
 
-def _certificate(problem: Problem, part: Part, names: list[str], attributes) -> Certificate:
+def _certificate(problem: Problem, part: Part, names: list[str], attributes, deadline: Deadline) -> Certificate:
     present = tc.variables(part.expr)
     dims = {n: d.dims for n, d in problem.declarations.items()}
-    return classify(part.expr, [present[n] for n in names], attributes, axis_lengths(part.expr, dims))
+    return classify(part.expr, [present[n] for n in names], attributes, axis_lengths(part.expr, dims), deadline)
 
 
 def _guard(cert: Certificate, evidence) -> dict[str, str]:
@@ -179,18 +227,22 @@ def _guard(cert: Certificate, evidence) -> dict[str, str]:
     return found
 
 
-def _side(kind: str, cert: Certificate, evidence, conditions) -> Side:
+def _side(kind: str, cert: Certificate, evidence, conditions, spent: str | None = None) -> Side:
+    """One side's verdict from a finished certificate (a proof) or a verified witness;
+    otherwise unknown, first naming the spent budget if it cut the work short."""
     if getattr(cert, kind):
         return Side("proven", proof=list(cert.rules))
     witness = getattr(evidence, f"{kind}_witness", None) if evidence is not None else None
     if witness is not None:
         return Side("disproved", witness=witness, conditions=[c for k, c in conditions if k == kind])
-    return Side("unknown", failures=list(cert.failures),
+    return Side("unknown", failures=[f"budget spent on {spent}"] * bool(spent) + list(cert.failures),
                 conditions=[c for k, c in conditions if k == kind])
 
 
-def _conditions(problem: Problem, part: Part, names: list[str], cert: Certificate) -> list[tuple[str, str]]:
-    """Single extra attributes on parameters under which a missing proof goes through."""
+def _conditions(problem: Problem, part: Part, names: list[str], cert: Certificate,
+                deadline: Deadline) -> list[tuple[str, str]]:
+    """Single extra attributes on parameters under which a missing proof goes through
+    (those of the trials finished within the budget)."""
     if cert.convex and cert.concave:
         return []
     present = tc.variables(part.expr)
@@ -198,7 +250,10 @@ def _conditions(problem: Problem, part: Part, names: list[str], cert: Certificat
     for name, extra, text in _assumptions(problem, present)[:MAX_ASSUMPTIONS]:
         attrs = _attributes(problem)
         attrs[name] = extra
-        trial = _certificate(problem, part, names, attrs)
+        try:
+            trial = _certificate(problem, part, names, attrs, deadline)
+        except BudgetSpent:
+            break
         for kind in ("convex", "concave"):
             if getattr(trial, kind) and not getattr(cert, kind):
                 found.append((kind, f"{kind} if {name} is {text}"))

@@ -26,6 +26,7 @@ from tensorcalc.algebra import Expander, Monomial, TooLarge, collect, multiply
 from tensorcalc.dag import Product, LETTERS, Axis, Const, Expr, Gather, Power, Var
 from tensorcalc.forward import pushforward
 
+from .budget import NEVER, Deadline
 from .gram import rational_semidefinite, symbolic_semidefinite
 from .kernels import KernelKey, reread
 from .model import Attributes
@@ -34,6 +35,7 @@ from .signs import Interval, Signs, domain_facts
 from .variance import Group, absorbs, half_factors
 
 DIRECTION_PREFIX = "__d_"
+MAX_GRAM = 2500         # products a 2x2 Gram determinant may expand to (w_a w_b - w_ab^2)
 
 
 @dataclass
@@ -72,32 +74,36 @@ def gathered(q: Expr, directions: set) -> frozenset:
 
 
 def certify(expr: Expr, variables: list[Var], attributes: dict[str, Attributes],
-            lengths: dict[Axis, int] | None = None) -> Certificate:
+            lengths: dict[Axis, int] | None = None, deadline: Deadline = NEVER) -> Certificate:
     """A certificate for the curvature of the scalar `expr` jointly in `variables`, valid
     for every parameter value the `attributes` admit. `lengths` gives the length of the
-    axes whose dimension is a fixed integer; an axis not in it may have any positive length."""
+    axes whose dimension is a fixed integer; an axis not in it may have any positive length.
+    `deadline` is checked before each stage (BudgetSpent: no certificate at all)."""
     lengths = dict(lengths or {})
     cert = Certificate()
+    facts = domain_facts(expr)
+    kink = _kink(expr, facts, variables, attributes, lengths)
+    if kink:                          # no Hessian sign could stand: not worth forming it
+        cert.failures.append(kink)
+        return cert
+    deadline.check("forming a Hessian")
     try:
         monomials, directions = _expanded(expr, tuple(variables))
     except TooLarge as err:
         cert.failures.append(f"the Hessian is not expanded: {err}")
         return cert
-    facts = domain_facts(expr)
     if not monomials:
         cert.convex = cert.concave = True
         cert.rules.append("the Hessian is zero: affine")
-        _check_smooth(expr, facts, variables, attributes, cert, lengths)
         return cert
+    deadline.check("reading a Hessian's terms")
     entries, failed = _entries(monomials, directions, attributes)
     cert.failures += [f"no rule reads the Hessian term {describe(m)}" for m in failed[:3]]
     if failed:
         return cert
-    _Decider(entries, Signs(attributes, facts, lengths), cert).run()
+    _Decider(entries, Signs(attributes, facts, lengths), cert, deadline).run()
     if cert.convex or cert.concave:
-        _check_smooth(expr, facts, variables, attributes, cert, lengths)
-    if cert.convex or cert.concave:
-        _check_domain(expr, facts, variables, attributes, cert, lengths)
+        _check_domain(expr, facts, variables, attributes, cert, lengths, deadline)
     return cert
 
 
@@ -111,10 +117,12 @@ def axis_lengths(expr: Expr, dims: dict[str, tuple]) -> dict[Axis, int]:
 KINKED = {"abs": False, "relu": False, "sign": True}   # fn -> must its argument also be nonzero
 
 
-def _check_smooth(expr: Expr, facts, variables: list[Var], attributes, cert: Certificate, lengths) -> None:
+def _kink(expr: Expr, facts, variables: list[Var], attributes, lengths) -> str | None:
     """The Hessian does not see kinks: abs, relu and sign of an argument that reads the
     variables are certified only where the argument keeps one sign (abs and relu are linear
-    on a closed half-line, sign is constant on an open one). Otherwise the proof is withdrawn."""
+    on a closed half-line, sign is constant on an open one). Why no Hessian sign proves the
+    curvature of `expr`, or None. It depends on the declarations alone, so `certify` asks
+    before it forms the Hessian."""
     names = {v.name for v in variables}
     signs = Signs(attributes, facts, lengths)
     for node in dag.topo(expr):
@@ -124,10 +132,9 @@ def _check_smooth(expr: Expr, facts, variables: list[Var], attributes, cert: Cer
         iv = signs.node(node.args[0])
         if (iv.nonneg or iv.nonpos) and (not KINKED[fn] or _excludes_zero(iv)):
             continue
-        cert.convex = cert.concave = False
-        cert.failures.append(f"{fn} has a kink where {to_text(node.args[0], limit=60)} = 0, which the "
-                             f"Hessian does not see (the argument is not shown to keep one sign)")
-        return
+        return (f"{fn} has a kink where {to_text(node.args[0], limit=60)} = 0, which the "
+                f"Hessian does not see (the argument is not shown to keep one sign)")
+    return None
 
 
 def _excludes_zero(iv: Interval) -> bool:
@@ -145,7 +152,8 @@ def _positive_factors(arg: Expr, names: set, declared) -> list[Expr] | None:
     return reading
 
 
-def _check_domain(expr: Expr, facts, variables: list[Var], attributes, cert: Certificate, lengths) -> None:
+def _check_domain(expr: Expr, facts, variables: list[Var], attributes, cert: Certificate, lengths,
+                  deadline: Deadline) -> None:
     """A Hessian sign proves curvature only on a convex domain: every argument that log or
     a fractional power requires positive must be concave in the variables (entrywise: its
     contraction with any nonnegative weights is concave). An argument of recip or of a
@@ -174,16 +182,17 @@ def _check_domain(expr: Expr, facts, variables: list[Var], attributes, cert: Cer
             side = "concave" if known.nonneg else "convex"
         elif known.nonneg and (_excludes_zero(known) or arg not in logs | nonzero):
             continue
+        deadline.check("a Hessian certificate's domain check")
         factors = _positive_factors(arg, names, declared)
         if factors and all(f.order == 0 and certify(f, [v for n, v in dag.variables(f).items() if n in names],
-                                                     attributes, lengths).concave for f in factors):
+                                                     attributes, lengths, deadline).concave for f in factors):
             continue                     # {prod g_k > 0} = the intersection of {g_k > 0}, g_k concave
         weights = dag.var("__w", arg.axes)
         s = LETTERS[:arg.order]
         g = dag.contraction((weights, arg), (s, s, "")) if arg.order else arg
         present = dag.variables(g)
         sub = certify(g, [present[n] for n in names if n in present],
-                      {**attributes, "__w": Attributes(lower=0.0)}, lengths)
+                      {**attributes, "__w": Attributes(lower=0.0)}, lengths, deadline)
         if not getattr(sub, side):
             cert.convex = cert.concave = False
             cert.failures.append(f"the domain where {to_text(arg, limit=60)} {'>' if side == 'concave' else '<'} 0 "
@@ -204,11 +213,12 @@ def _entries(monomials, directions, attributes):
         halves = reread(monomials, halves, directions, attributes)
     entries: dict[tuple, _Entry] = {}
     failed = []
+    texts: dict = {}                 # a key's repr prints its nodes: once per key
     for m, half in zip(monomials, halves):
         if half is None:
             failed.append(m)
             continue
-        a, b = sorted((half.key, half.other), key=repr)
+        a, b = sorted((half.key, half.other), key=lambda k: texts.get(k) or texts.setdefault(k, repr(k)))
         slot = entries.setdefault((a, b), _Entry(half.f))
         coef = half.weight.coef * half.sign * (0.5 if a != b else 1.0)
         slot.weights.append(Monomial(coef, half.weight.factors))
@@ -226,8 +236,8 @@ class _Entry:
 class _Decider:
     """Signs every group: squares, Gram matrices of scalar halves, variance pairs."""
 
-    def __init__(self, entries, signs: Signs, cert: Certificate):
-        self.entries, self.signs, self.cert = entries, signs, cert
+    def __init__(self, entries, signs: Signs, cert: Certificate, deadline: Deadline = NEVER):
+        self.entries, self.signs, self.cert, self.deadline = entries, signs, cert, deadline
         self.psd, self.nsd = True, True
 
     def weight(self, a, b) -> list[Monomial]:
@@ -242,6 +252,7 @@ class _Decider:
         components = _components(keys, [p for p in self.entries if p[0] != p[1]])
         singles = {}
         for comp in components:
+            self.deadline.check("signing a Hessian's groups")
             if len(comp) == 1:
                 singles[comp[0]] = self.sign(self.weight(comp[0], comp[0]), self._f(comp[0]))
             else:
@@ -272,10 +283,18 @@ class _Decider:
         a, b = comp
         f = self._f(a)
         wa, wb, wab = self.weight(a, a), self.weight(b, b), self.weight(a, b)
+        ia, ib = self.sign(wa, f), self.sign(wb, f)
+        signed = ia.nonneg and ib.nonneg or ia.nonpos and ib.nonpos
+        size = len(wa) * len(wb) + len(wab) ** 2
+        if not signed or size > MAX_GRAM:       # the determinant cannot help, or is too large to expand
+            self.psd = self.nsd = False
+            why = "diagonal not signed alike" if not signed else f"determinant of {size} products not expanded"
+            self.cert.failures.append(f"2x2 Gram block of {_text_key(a)}, {_text_key(b)}: diagonal {ia}, {ib}; {why}")
+            return
         products = [multiply(x, y, f) for x in wab for y in wab]
         det = collect([multiply(x, y, f) for x in wa for y in wb] +
                       [Monomial(-p.coef, p.factors) for p in products])
-        ia, ib, idet = self.sign(wa, f), self.sign(wb, f), self.sign(det, f)
+        idet = self.sign(det, f)
         ok = idet.nonneg
         self.psd &= ok and ia.nonneg and ib.nonneg
         self.nsd &= ok and ia.nonpos and ib.nonpos

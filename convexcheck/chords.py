@@ -29,6 +29,7 @@ import tensorcalc
 from tensorcalc import dag
 from tensorcalc.dag import Const, Elementwise, Power
 
+from .budget import NEVER, Deadline
 from .model import Problem
 from .hessians import work
 from .sampling import ATTEMPTS, NOISE, WORK_LIMIT, Witness, value_along
@@ -42,19 +43,20 @@ PER_PAIR = 3 * len(SHRINK) + 6  # evaluations of f per pair at most: the screen,
 
 
 def chord_witnesses(expr, problem: Problem, variables: list[str], want, *, pairs: int, seed: int,
-                    sizes=None, fixed=None) -> dict[str, Witness]:
+                    sizes=None, fixed=None, deadline: Deadline = NEVER) -> dict[str, Witness]:
     """Chord witnesses by kind ("convex": a chord below, "concave": above) for the kinds in
     `want`, from up to `pairs` pairs of admissible samples (at most ATTEMPTS * pairs
     draws; fewer where the evaluations would pass `sampling.WORK_LIMIT` operations),
     deterministic in `seed`. Parameters in `fixed` keep their values; the others are
-    shared by both ends of a chord. Empty without extended precision."""
+    shared by both ends of a chord. Empty without extended precision. Stops (keeping the
+    witnesses found) when the `deadline` passes."""
     found: dict[str, Witness] = {}
     pairs = min(pairs, int(WORK_LIMIT // (PER_PAIR * max(work([expr], problem, sizes), 1.0))))
     if not EXTENDED or not want or pairs <= 0:
         return found
     rng, used, drawn = np.random.default_rng([seed, 1]), 0, {}
     for k in range(ATTEMPTS * pairs):
-        if used >= pairs or set(want) <= set(found):
+        if used >= pairs or set(want) <= set(found) or deadline.stop(lambda: f"chords (after {used} of {pairs} pairs)"):
             break
         a = _first_end(problem, variables, sizes, rng, k, fixed, drawn)
         b = _other_end(problem, variables, sizes, rng, k + 1)

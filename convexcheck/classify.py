@@ -2,14 +2,15 @@
 words, and the check that the domain the proof holds on is convex."""
 from __future__ import annotations
 
-import functools
 import math
+from collections import OrderedDict
 from fractions import Fraction
 
 from tensorcalc import dag
 from tensorcalc.dag import Const, Expr, Power, Special, Var
 
 from . import atoms
+from .budget import NEVER, Deadline
 from .certificate import Certificate
 from .compose import WEIGHT, Walk, short_text, weighted
 from .definite import cone
@@ -18,20 +19,33 @@ from .norms import exact, exponent_range
 from .model import Attributes
 from .signs import Interval, domain_facts
 
+CACHED = 512        # certificates kept, the most recently used
+
+
 def classify(expr: Expr, variables: list[Var], attributes: dict[str, Attributes],
-             lengths: dict | None = None) -> Certificate:
+             lengths: dict | None = None, deadline: Deadline = NEVER) -> Certificate:
     """A certificate for the curvature of the scalar `expr` jointly in `variables`: the
     composition walk, its rule chain in words, and the domain check. `lengths` gives the
-    length of axes whose dimension is a fixed integer (others may have any length)."""
-    cert = _classified(expr, tuple(variables), frozenset(attributes.items()),
-                       frozenset((lengths or {}).items()))
+    length of axes whose dimension is a fixed integer (others may have any length).
+    `deadline`: checked at every step; BudgetSpent leaves nothing behind (only finished
+    certificates are kept, so an interrupted one is never read as a result)."""
+    key = (expr, tuple(variables), frozenset(attributes.items()), frozenset((lengths or {}).items()))
+    cert = _CACHE.get(key)
+    if cert is None:
+        cert = _CACHE[key] = _classified(*key, deadline)
+        if len(_CACHE) > CACHED:
+            _CACHE.popitem(last=False)
+    _CACHE.move_to_end(key)
     return Certificate(cert.convex, cert.concave, list(cert.rules), list(cert.failures))
 
 
-@functools.lru_cache(maxsize=512)
-def _classified(expr: Expr, variables: tuple, attributes: frozenset, lengths: frozenset) -> Certificate:
+_CACHE: OrderedDict = OrderedDict()
+
+
+def _classified(expr: Expr, variables: tuple, attributes: frozenset, lengths: frozenset,
+                deadline: Deadline) -> Certificate:
     names = frozenset(v.name for v in variables)
-    walk = Walk(expr, names, dict(attributes), dict(lengths))
+    walk = Walk(expr, names, dict(attributes), dict(lengths), deadline)
     verdict = walk.run()
     c = verdict.curvature
     if not c.known:
@@ -69,8 +83,9 @@ def _domain(expr: Expr, walk: Walk, attributes: dict, lengths: dict) -> tuple[st
             side = "concave" if known.nonneg else "convex"
         elif known.nonneg and (atoms.one_sided(known) or arg not in logs | nonzero):
             continue
+        walk.deadline.check(lambda: f"the domain check of {short_text(arg)}")
         sub = classify(weighted(arg), [v for v in dag.variables(arg).values() if v.name in walk.names],
-                       {**attributes, WEIGHT: Attributes(lower=0.0)}, lengths)
+                       {**attributes, WEIGHT: Attributes(lower=0.0)}, lengths, walk.deadline)
         if not getattr(sub, side):
             return f"the domain where {short_text(arg)} > 0 is not shown convex (it is not shown {side})", True
     return None, bool(args)

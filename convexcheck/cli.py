@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
 from tensorcalc.cli import guarded, version
-from tensorcalc.options import name_length, whole
+from tensorcalc.options import finite, name_length, whole
 
 from .analysis import analyze
+from .budget import DEFAULT_SECONDS, Budget
 from .problem import load_problem
 
 
@@ -46,14 +48,27 @@ def add_parser(sub) -> None:
     cmd.add_argument("--seed", type=whole(0), default=0, help="random seed of the sampling, >= 0 (default 0)")
     cmd.add_argument("--dim", type=name_length(MAX_LENGTH), action="append", default=[], metavar="NAME=LENGTH",
                      help="length of a named dimension for sampling (repeatable; default 4)")
+    cmd.add_argument("--budget", type=seconds, default=DEFAULT_SECONDS, metavar="SECONDS",
+                     help=f"wall-clock seconds the analysis may take, >= 0 or 'inf' (default {DEFAULT_SECONDS:g}); "
+                          "once spent, the remaining steps are skipped and the sides they would have decided "
+                          "are 'unknown: budget spent on ...' (proofs and witnesses found stand)")
     cmd.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+
+
+def seconds(text: str) -> float:
+    """A number of seconds >= 0, or 'inf' for no limit."""
+    return math.inf if text.strip().lower() in ("inf", "infinity", "none") else finite(0.0)(text)
+
+
+seconds.__name__ = "seconds"
 
 
 def run(args: argparse.Namespace) -> int:
     """`convexcheck analyze` with parsed arguments."""
     problem = load_problem(args.file)
     report = analyze(problem, samples=args.samples, seed=args.seed, dims=dict(args.dim),
-                     progress=not args.no_progress and not args.json and sys.stderr.isatty())
+                     progress=not args.no_progress and not args.json and sys.stderr.isatty(),
+                     budget=Budget(args.budget))
     print(json.dumps(report.to_dict(), indent=2) if args.json else report.to_text())
     return 0
 

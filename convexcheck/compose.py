@@ -34,6 +34,7 @@ from tensorcalc.dag import (LETTERS, Const, Delta, Elementwise, Expr, Gather, Po
 
 from . import atoms, norms
 from .atoms import AFFINE, CONSTANT, CONVEX, UNKNOWN, Curvature
+from .budget import NEVER, Deadline
 from .certificate import Certificate, certify
 from .definite import cone
 from .model import Attributes
@@ -56,6 +57,7 @@ class Walk:
     names: frozenset
     attributes: dict
     lengths: dict
+    deadline: Deadline = NEVER         # checked per node and per Hessian tried
     verdicts: dict = field(default_factory=dict)
     reads: dict = field(default_factory=dict)
     failures: list = field(default_factory=list)
@@ -65,7 +67,9 @@ class Walk:
         self.declared = Signs(self.attributes)      # without the implicit domain: for the domain check
 
     def run(self) -> Verdict:
-        for node in dag.topo(self.root):
+        order = dag.topo(self.root)
+        for k, node in enumerate(order):
+            self.deadline.check(lambda: f"the composition walk (node {k + 1} of {len(order)})")
             self.reads[node] = (isinstance(node, Var) and node.name in self.names) or \
                 any(self.reads[c] for c in node.args)
             self.verdicts[node] = self._verdict(node)
@@ -116,6 +120,7 @@ class Walk:
             if key in seen:
                 continue
             seen.add(key)
+            self.deadline.check(lambda: f"the Hessian certificate of {short_text(node)}")
             found = self._abstract(node, cuts)
             if found is not None:
                 return found
@@ -169,7 +174,7 @@ class Walk:
         present = dag.variables(g)
         xs = [v for n, v in present.items() if n in self.names] + [v for v in fresh.values() if v.name in present]
         try:
-            cert = certify(g, xs, attrs, lengths=self.lengths)
+            cert = certify(g, xs, attrs, lengths=self.lengths, deadline=self.deadline)
             curvature = Curvature(cert.convex and self._monotone(g, fresh, attrs, True),
                                   cert.concave and self._monotone(g, fresh, attrs, False))
         except HESSIAN_ERRORS as err:

@@ -50,7 +50,7 @@ def _curvature(walk, t: Expr, body: Expr) -> Verdict | None:
     from .classify import classify           # noqa: PLC0415 - classify builds on compose
     present = dag.variables(g)
     cert = classify(g, [present[v.name] for v in fresh.values() if v.name in present], walk.attributes,
-                    walk.lengths)
+                    walk.lengths, walk.deadline)
     if not (cert.convex or cert.concave):
         return None
     why = f"perspective t * G(u / t), t > 0 affine, of a {'convex' if cert.convex else 'concave'} G"

@@ -33,6 +33,7 @@ class PartReport:
     certificate: object = None
     evidence: object = None
     inconsistencies: list[str] = field(default_factory=list)
+    budget: str | None = None        # the step the analysis budget ran out on, if it did by the end of this part
 
     def satisfies(self) -> str:
         """Whether the part is what a convex problem needs: 'yes', 'no' or 'unknown'."""
@@ -55,7 +56,7 @@ class PartReport:
                "proof": {k: s.proof for k, s in (("convex", self.convex), ("concave", self.concave)) if s.proof},
                "conditions": self.convex.conditions + self.concave.conditions,
                "failures": list(dict.fromkeys(self.convex.failures + self.concave.failures)),
-               "internal_inconsistencies": list(self.inconsistencies)}
+               "internal_inconsistencies": list(self.inconsistencies), "budget_spent": self.budget}
         if self.evidence is not None:
             out["evidence"] = {"samples": self.evidence.samples, "skipped": self.evidence.skipped,
                                "min_curvature": _num(self.evidence.min_curvature),
@@ -74,6 +75,7 @@ class Report:
     constraints: list[PartReport]
     variables: dict[str, PartReport]
     settings: dict
+    budget_spent: str | None = None     # the step the analysis budget ran out on; None if it did not
 
     @property
     def verdict(self) -> str:
@@ -90,7 +92,7 @@ class Report:
                 "constraints": [c.to_dict() for c in self.constraints],
                 "variables": {n: {"convex": p.convex.status, "concave": p.concave.status}
                               for n, p in self.variables.items()},
-                "settings": self.settings}
+                "settings": self.settings, "budget_spent": self.budget_spent}
 
     def to_text(self, width: int = WIDTH) -> str:
         """The verdicts as a table, each part followed by how it was decided (the proof's
@@ -106,6 +108,10 @@ class Report:
         for label, p in parts:
             lines.append(f"{label.ljust(w)}  {p.convex.status.ljust(9)}  {p.concave.status}")
             lines += [_wrap(note, width) for note in _how(p)]
+        if self.budget_spent:
+            lines += ["", textwrap.fill(f"budget spent on {self.budget_spent} (limit {self.settings['budget']:g} s): "
+                                        "the remaining stages were skipped, and the sides they would have decided "
+                                        "are unknown (--budget SECONDS allows more)", width)]
         return "\n".join(lines)
 
 
@@ -127,7 +133,7 @@ def _how(p: PartReport) -> list[str]:
             notes.append(f"{p.evidence.samples} points sampled, curvature in "
                          f"[{p.evidence.min_curvature:.3g}, {p.evidence.max_curvature:.3g}]")
         fails = list(dict.fromkeys(p.convex.failures + p.concave.failures))
-        notes += [f"no proof: {f}" for f in fails[:2]]
+        notes += [f"unknown: {f}" if f.startswith("budget spent") else f"no proof: {f}" for f in fails[:2]]
     return notes
 
 

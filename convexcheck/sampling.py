@@ -21,6 +21,7 @@ import scipy.sparse.linalg  # noqa: F401 (re-exported)
 
 import tensorcalc
 
+from .budget import NEVER, Deadline
 from .hessians import (DenseHessian, HessianOperator, Layout, check_nodes, extremes, lanczos,  # noqa: F401
                        symmetric_basis, var_nodes, work)
 from .model import Problem
@@ -177,7 +178,7 @@ class _Tally:
 
 def search(part_expr, problem: Problem, variables: list[str], *, samples: int = 20, seed: int = 0,
            sizes: dict[str, int] | None = None, want=KINDS, progress=None,
-           fixed: dict[str, np.ndarray] | None = None, guard: int = 0) -> Evidence:
+           fixed: dict[str, np.ndarray] | None = None, guard: int = 0, deadline: Deadline = NEVER) -> Evidence:
     """Look for points where the Hessian of `part_expr` over `variables` (jointly; all other
     names are sampled and held fixed) shows curvature disproving the kinds in `want`.
 
@@ -186,13 +187,16 @@ def search(part_expr, problem: Problem, variables: list[str], *, samples: int = 
     verified witness of every wanted kind is found. Parameters in `fixed` are held at
     those values instead of being sampled. `guard`: at least that many points are
     examined (for the soundness guard of proven sides), and curvature of either kind
-    beyond GUARD_TOLERANCE of the scale seen is verified as a witness too."""
+    beyond GUARD_TOLERANCE of the scale seen is verified as a witness too. `deadline`:
+    checked before the Hessian is compiled (BudgetSpent) and before each point (the
+    search stops there and returns what it saw: its witnesses are verified)."""
+    deadline.check("compiling the Hessian for sampling")
     hessian, layout = _plan(part_expr, problem, variables, sizes, want, fixed)
     samples = _affordable(hessian, part_expr, problem, sizes, samples, guard, variables)
     rng, tally = np.random.default_rng(seed), _Tally(set(want), guard=guard)
     with _bar(progress, samples) as bar:
         for k in range(ATTEMPTS * samples):
-            if tally.done(samples):
+            if tally.done(samples) or deadline.stop(lambda: f"sampling (after {tally.samples} of {samples} points)"):
                 break
             point = sample_point(problem, sizes, rng, k, fixed)
             if _examine(part_expr, problem, hessian, layout, point, tally):
