@@ -21,10 +21,14 @@ objective has one. Where a method would stop, `examine` looks further:
    the escape failed), the point is reported: status 4, not a local minimum.
 3. No minimiser. Along the direction of travel (the last step, and the way from the
    start) f is evaluated at distances from 1/1024 to 16 times the point's scale
-   max(1, |z|, |z - z0|) (infinity norms): if it falls strictly at every one, the point
-   is not a minimum of anything nearby and f falls without bound or towards an infimum it
-   never attains (exp(x) as x -> -inf, -x): status 5. At a minimum the first distances
-   that pass it already rise, so this costs an evaluation or two.
+   max(1, |z|, |z - z0|) (infinity norms): if it falls strictly at every one, f falls
+   without bound or towards an infimum it never attains (exp(x) as x -> -inf, -x): status
+   5. At a point stationary to gtol such falls are of first order at most gtol per unit
+   of distance, which a far minimiser gives as well (least squares with nearly collinear
+   columns: one 1e12 away, which Newton reaches at a crawl); there f must also go on
+   falling (or stay level) at every distance BEYOND, up to 1e18 times the scale, and a
+   rise farther out withdraws the claim. At a minimum the first distances that pass it
+   already rise, so this costs an evaluation or two.
 """
 from __future__ import annotations
 
@@ -44,6 +48,7 @@ SMALL = 64           # up to this many variables, the Hessian from n Hessian-vec
 ITERATIONS = 40      # LOBPCG iterations (one Hessian-vector product each) beyond that
 PROBES = (1e-2, 1e-1)                         # higher-order probes, in units of the scale
 RAY = tuple(4.0 ** k for k in range(-5, 3))   # distances of the no-minimiser test
+BEYOND = tuple(16.0 ** k for k in range(2, 16))   # and where it must go on falling (to 1.2e18)
 OPEN = 1e-8                                   # how near a strict bound an infimum there is seen
 EPS = float(np.finfo(float).eps)
 
@@ -86,7 +91,8 @@ def examine(obj, z, f: float, g, hessian, opts, start, travel, stopped: int) -> 
         verdict = _second_order(obj, z, f, g, hessian, opts, start, words)
         if verdict is not None:
             return verdict
-    ray = no_minimiser(obj, z, f, [d for d in travel if d is not None], start)
+    stationary = not obj.n or float(obj.xp.abs(g).max()) <= opts.gtol
+    ray = no_minimiser(obj, z, f, [d for d in travel if d is not None], start, stationary)
     if ray is not None:
         far, distance = ray
         return Verdict(5, f"stopped: no {words['min']}imiser: the objective keeps {words['falling']} "
@@ -252,11 +258,12 @@ def probe(obj, z, f, g, v, T: float):
     return None
 
 
-def no_minimiser(obj, z, f: float, directions, start):
+def no_minimiser(obj, z, f: float, directions, start, stationary: bool = False):
     """(f at the farthest probe, its distance) when f falls strictly at every distance of
     RAY along one of `directions` (or until it underflows to exactly 0 and stays there,
     after falling at the first: a separable logistic loss, whose infimum 0 no point
-    attains; a minimum hit exactly rises beyond); else None."""
+    attains; a minimum hit exactly rises beyond) and, at a `stationary` point, does not
+    rise again BEYOND; else None."""
     xp = obj.xp
     T = scale(obj, z, start)
     for d in directions:
@@ -274,8 +281,24 @@ def no_minimiser(obj, z, f: float, directions, start):
             if ft == -math.inf:
                 return last, r * T
         else:
-            return last, RAY[-1] * T
+            if not (stationary and _rises_beyond(obj, z, d, T / size, last)):
+                return last, RAY[-1] * T
     return None
+
+
+def _rises_beyond(obj, z, d, unit: float, last: float) -> bool:
+    """Whether f, having fallen to `last` at every distance of RAY, rises above its lowest
+    value by more than rounding at a distance of BEYOND (in units of `unit` along d), or
+    leaves its domain there (f = inf: no evidence of a fall); False where it goes on
+    falling, stays level, or overflows to -inf."""
+    for r in BEYOND:
+        ft = obj.value(z + (r * unit) * d, overflow=True)
+        if ft == -math.inf:
+            return False
+        if not ft <= last + 8 * EPS * abs(last):
+            return True
+        last = min(last, ft)
+    return False
 
 
 def open_bound(obj, z, g, gtol: float) -> list[str]:

@@ -12,12 +12,22 @@ Vanderbei, Wolkowicz; Kojima, Shindoh, Hara; Monteiro) linearises Z = mu inv(M) 
 which puts T' ((Z (x) inv(M) + inv(M) (x) Z) / 2) T into the Newton matrix: the primal
 barrier's Hessian mu inv(M) (x) inv(M) when Z = mu inv(M). Matrices here are dense
 n x n device arrays, one per cone, in the order of `Space.cones`.
+
+Inside, for this method, means positive definite to working precision (`factor`): the
+barrier, the HKM terms and the step to the boundary all use inv(M), which a matrix whose
+Cholesky factor exists but whose smallest pivot is at rounding level does not have in
+float64 (LU then finds it exactly singular). Such a matrix is on the boundary: the barrier
+is inf there and the line search steps back from it.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
+
+from .linalg import cholesky
+
+EPS = float(np.finfo(float).eps)
 
 
 def _local(xp, n):
@@ -32,9 +42,30 @@ def matrices(space, y) -> list:
     return [c.sign * c.matrix(z) for c in space.cones]
 
 
+def factor(xp, M):
+    """The lower Cholesky factor of M where M is positive definite to working precision
+    (its smallest pivot squared above n eps times its largest), else None."""
+    L = cholesky(xp, M)
+    if L is None:
+        return None
+    d = xp.diagonal(L)
+    return L if float(d.min()) ** 2 > M.shape[0] * EPS * float(d.max()) ** 2 else None
+
+
 def inverse(xp, M):
-    Mi = xp.linalg.inv(M)
+    """inv(M), symmetrised, for M inside (`factor`); from its Cholesky factor."""
+    L = factor(xp, M)
+    if L is None:
+        raise ValueError("cone.inverse: the matrix is not positive definite to working precision "
+                         "(an interior-point state outside its cone)")
+    Li = xp.linalg.inv(L)
+    Mi = Li.T @ Li
     return (Mi + Mi.T) / 2
+
+
+def inside(space, y) -> bool:
+    """Whether every cone's M at y is inside in the sense of `factor`."""
+    return all(factor(space.xp, M) is not None for M in matrices(space, y))
 
 
 def reduce(space, mats):
@@ -91,9 +122,8 @@ def barrier(space, y):
     xp = space.xp
     value = 0.0
     for M in matrices(space, y):
-        try:
-            L = xp.linalg.cholesky(M)
-        except np.linalg.LinAlgError:
+        L = factor(xp, M)
+        if L is None:
             return math.inf, xp.zeros(space.n)
         value -= 2.0 * float(xp.sum(xp.log(xp.diagonal(L))))
     return value, -reduce(space, [inverse(xp, M) for M in matrices(space, y)])
@@ -105,11 +135,14 @@ def degree(space) -> int:
 
 
 def max_step(xp, pairs) -> float:
-    """The longest t >= 0 with every M + t dM positive definite, for (M, dM) pairs of
-    positive definite M (inf if none ends): 1 / -lambda_min(L^-1 dM L^-T)."""
+    """The longest t >= 0 with every M + t dM positive definite, for (M, dM) pairs (inf
+    if none ends): 1 / -lambda_min(L^-1 dM L^-T); 0 where an M is not inside (`factor`)."""
     best = math.inf
     for M, dM in pairs:
-        Li = xp.linalg.inv(xp.linalg.cholesky(M))
+        L = factor(xp, M)
+        if L is None:
+            return 0.0
+        Li = xp.linalg.inv(L)
         low = float(xp.linalg.eigvalsh(Li @ ((dM + dM.T) / 2) @ Li.T).min())
         if low < 0:
             best = min(best, -1.0 / low)

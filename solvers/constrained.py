@@ -78,7 +78,7 @@ def _interior(task, view, cons, opts, gtol, tol) -> Solved:
         ip = interior.Interior(view, cons, opts, gtol, tol)
         res = pathfollow.solve(ip, y0, opts.max_iter, opts.sign)
     if res.status in (1, 2) and ip.xp is np and is_qp:
-        res = _unbounded(ip, res)
+        res = _unbounded(ip, res, y0)
     st = res.st
     rows = ip.xp.zeros(cons.m)
     rows[~ip.eq], rows[ip.eq] = st.lam, st.nu
@@ -88,13 +88,14 @@ def _interior(task, view, cons, opts, gtol, tol) -> Solved:
     return finish(view, cons, st.y, res.status, res.message, res.history, duals)
 
 
-def _unbounded(ip, res):
+def _unbounded(ip, res, y0):
     """`res`, or status 5 where the QP is feasible at the point reached and a recession
-    direction makes it fall without bound (`recession`)."""
-    data = qp.read(ip, res.st.y)
+    direction makes it fall without bound (`recession`). The QP's matrices are read at
+    the start y0 (exact anywhere, and y0 is finite: the point reached may not be)."""
+    data = qp.read(ip, ip.start(y0).y)
     scale = max([1.0] + [float(np.abs(v).max()) for v in (data.h, data.e) if v.size])
-    if qp.violation(np, data, res.st.y) > 1e-6 * scale:
-        return res                         # perhaps infeasible: phase one (`feasibility`) decides
+    if not qp.violation(np, data, res.st.y) <= 1e-6 * scale:
+        return res                         # perhaps infeasible (or not finite): phase one decides
     found = recession.ray(data, res.st.y)
     if found is None:
         return res

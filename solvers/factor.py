@@ -12,6 +12,7 @@ from scipy.linalg import cho_solve, lapack
 from .linalg import cholesky, solve as solve_with
 
 MAX_SHIFTS = 20      # Cholesky attempts with growing shifts
+DEPENDENT = 1e-13    # an eigenvalue of a Schur complement at most this share of the largest: 0
 
 
 def shifted(xp, K, first: float, last: float):
@@ -51,13 +52,22 @@ def solve_factor(xp, fac, rhs):
     return solve_with(xp, (None, L), rhs)
 
 
+def schur_inverse(xp, S):
+    """The inverse of the equalities' Schur complement S = J_e K^-1 J_e' (symmetric,
+    positive semidefinite), rank-revealing: by its eigendecomposition, the directions
+    whose eigenvalue is at most DEPENDENT times the largest dropped (a pseudo-inverse).
+    Dependent equality rows make S singular, and in floating point an LU solve then
+    returns finite garbage (a step of 1e15) instead of failing; on the dropped directions
+    the rows ask nothing the others do not (consistent rows) or nothing any step can give
+    (inconsistent rows: the iterate then stalls at a point of least violation)."""
+    w, V = xp.linalg.eigh((S + S.T) / 2)
+    top = float(xp.abs(w).max()) if w.size else 0.0
+    keep = w > DEPENDENT * top
+    if not bool(xp.isfinite(w).all()) or not top > 0:
+        return xp.zeros_like(S)
+    return (V[:, keep] / w[keep]) @ V[:, keep].T
+
+
 def solve_small(xp, S, rhs):
-    """S x = rhs for the equalities' Schur complement; least squares where S is singular
-    (dependent equalities)."""
-    try:
-        x = xp.linalg.solve(S, rhs)
-        if bool(xp.isfinite(x).all()):
-            return x
-    except np.linalg.LinAlgError:
-        pass
-    return xp.linalg.lstsq(S, rhs, rcond=None)[0]
+    """S^+ rhs for the equalities' Schur complement (`schur_inverse`)."""
+    return schur_inverse(xp, S) @ rhs

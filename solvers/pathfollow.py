@@ -21,7 +21,9 @@ gtol / 100 and the duality gap (s.lam + (y - l).zl + (u - y).zu + sum <M, Z>) <=
 max(tol, GAP * (1 + |f|)), scaled down where the objective is small (`gap_needed`):
 for a convex problem f is then within that gap of the optimum. Status 1: the iteration
 limit; 2: no step passed (constraints that may be infeasible, or have no interior); 3:
-the callback; 5: the iterates run off to infinity.
+the callback; 5: the iterates run off to infinity downhill on the feasible set
+(`run_off`: where they run off at points that violate the constraints, status 2, and
+phase one, `feasibility`, decides whether the constraints can hold at all).
 """
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ import numpy as np
 
 from . import cone
 from .data import SolverError
+from .feasibility import INFEASIBLE
 from .history import HEADER, Clock, Iteration, optimize_result, row
 from .interior import Interior, Point, State, System, curvature, finite
 from .linalg import objective_size
@@ -56,6 +59,8 @@ MESSAGES = {
     5: "stopped: no minimiser: the iterates run off to infinity (the objective is unbounded "
        "below on the feasible set)",
 }
+RUN_OFF = ("stopped: the iterates run off to infinity, but not downhill on the feasible set (the largest "
+           "violation there is {:.3g}, f went from {:.6g} to {:.6g}): the constraints may be infeasible")
 
 
 @dataclass
@@ -87,7 +92,7 @@ def _loop(ip: Interior, st: State, pt: Point, max_iter: int, sign: float, clock,
     for k in range(max_iter + 1):
         it = _record(ip, st, pt, k, sign)
         history.append(it)
-        status = _stop(ip, st, pt, it, k, max_iter)
+        status, message = _stop(ip, st, pt, it, k, max_iter, history[0].f * sign)
         if status is None:
             found = _iterate(ip, st, pt, it, clock)
             status, (st, pt) = (2, (st, pt)) if found is None else (None, found)
@@ -95,7 +100,7 @@ def _loop(ip: Interior, st: State, pt: Point, max_iter: int, sign: float, clock,
         if status is None and _callback(opts, ip, st, it):
             status = 3
         if status is not None:
-            return Result(st, pt, status, MESSAGES[status], history)
+            return Result(st, pt, status, message or MESSAGES[status], history)
     raise AssertionError("unreachable: the last iteration returns")
 
 
@@ -114,15 +119,27 @@ def gap_needed(xp, tol: float, f: float, g, y) -> float:
     return max(tol, GAP * (1 + abs(f))) * objective_size(xp, f, g, y)
 
 
-def _stop(ip: Interior, st: State, pt: Point, it: Iteration, k: int, max_iter: int):
+def _stop(ip: Interior, st: State, pt: Point, it: Iteration, k: int, max_iter: int, f0: float):
+    """(status, its message where not MESSAGES') or (None, None) to go on; f0: f at the start."""
     if (it.gmax <= ip.gtol and it.violation <= VIOLATION * ip.gtol
             and ip.gap(st) <= gap_needed(ip.xp, ip.tol, pt.f, pt.g, st.y)):
-        return 0
+        return 0, None
     if k == max_iter:
-        return 1
+        return 1, None
     if ip.view.n and float(ip.xp.abs(st.y).max()) > FAR:
-        return 5
-    return None
+        return run_off(pt.f, f0, it.violation)
+    return None, None
+
+
+def run_off(f: float, f0: float, violation: float) -> tuple[int, str]:
+    """(status, message) where the iterates passed FAR: 5 (no minimiser) where they ran
+    off downhill on the feasible set: every constraint held to phase one's threshold
+    (`feasibility.INFEASIBLE`, below which it says the constraints can be met) and f
+    below its start f0 by more than 1 + |f0|; else 2 (constraints that cannot all hold
+    let the iterates run off as well)."""
+    if violation <= INFEASIBLE and f < f0 - (1.0 + abs(f0)):
+        return 5, MESSAGES[5]
+    return 2, RUN_OFF.format(violation, f0, f)
 
 
 def _iterate(ip: Interior, st: State, pt: Point, it: Iteration, clock):
@@ -187,19 +204,22 @@ def _search(ip: Interior, st: State, pt: Point, d, mu: float, it: Iteration):
     before = ip.merit(st, pt, mu)
     if not slope < 0:
         if slope <= 8 * EPS * (1 + abs(before)):       # rounding at the solution: step on
-            it.step = tp
             new = ip.moved(st, d, tp, mu, td)
-            return ip.clamp(new), ip.point(new)
+            trial = ip.point(new)
+            if math.isfinite(ip.merit(new, trial, mu)):   # inside the domain and the cones
+                it.step = tp
+                return ip.clamp(new), trial
         it.fallbacks.append(f"not a descent direction of the merit (slope {slope:.3g})")
         return None
     residual = ip.norm(st, ip.residuals(st, pt, mu))
     t = tp
     for n in range(ip.opts.max_trials):
         new = ip.moved(st, d, t, mu, td)
-        trial = ip.point(new, hessian=n == 0)      # inside the bounds and cones: `longest`
+        trial = ip.point(new, hessian=n == 0)      # inside the bounds and cones (`longest`), but
         it.trials.append((t, trial.f if math.isfinite(trial.f) else math.inf))
-        if finite(ip, trial) and (ip.merit(new, trial, mu) <= before + ip.opts.c1 * t * slope + 8 * EPS * abs(before)
-                                  or ip.norm(new, ip.residuals(new, trial, mu)) <= (1 - 0.01 * t) * residual):
+        merit = ip.merit(new, trial, mu)           # inf where rounding left it on a cone's boundary
+        if math.isfinite(merit) and (merit <= before + ip.opts.c1 * t * slope + 8 * EPS * abs(before)
+                                     or ip.norm(new, ip.residuals(new, trial, mu)) <= (1 - 0.01 * t) * residual):
             it.step = t
             return ip.clamp(new), trial
         t /= 2

@@ -20,7 +20,8 @@ way. `solve` returns None (the caller then runs `pathfollow`, which shifts indef
 matrices, searches along a merit and says when no step passes) when K is not positive
 definite (H not psd, or singular on coordinates nothing else bounds) or when the
 iterates stall: STALLS primal steps in a row shorter than STALL, the sign of
-constraints without an interior, or infeasible ones, whose duals then grow without bound.
+constraints without an interior, or infeasible ones, whose duals then grow without bound,
+or leave float64's range (data of scale 1e140).
 """
 from __future__ import annotations
 
@@ -29,7 +30,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy.linalg import lapack
 
 from tensorcalc import Expr
 from tensorcalc.degree import degree
@@ -37,10 +37,10 @@ from tensorcalc.degree import degree
 from . import elimination, lowrank
 from .constraints import affine_in
 from .history import HEADER, Iteration, row
-from .factor import shifted, solve_factor
+from .factor import schur_inverse, shifted, solve_factor
 from .interior import Interior, State
 from .linalg import Blocks
-from .pathfollow import FAR, MESSAGES, VIOLATION, Result, _callback, gap_needed
+from .pathfollow import FAR, MESSAGES, VIOLATION, Result, _callback, gap_needed, run_off
 
 TAU = 0.995          # fraction of the step to the boundary
 FLOOR = 0.1          # mu is not aimed below this share of the gap the stop needs (per pair)
@@ -142,8 +142,8 @@ class Method:
 
     def factor(self, it: Iterate):
         """The factor of K and, with equalities, (K^-1 E', the inverse of its Schur
-        complement E K^-1 E', a pseudo-inverse where dependent equalities make it
-        singular); None where K is not positive definite."""
+        complement E K^-1 E', rank-revealing: `factor.schur_inverse`); None where K is
+        not positive definite."""
         xp, qp, mg, nl = self.xp, self.qp, self.mg, self.qp.L.size
         w = it.z / it.t
         d = xp.zeros(qp.q.shape[0])
@@ -163,7 +163,7 @@ class Method:
         if fac is None or not qp.E.shape[0]:
             return fac, None
         Y = solve_factor(xp, fac, qp.E.T)
-        return fac, (Y, _inverse(xp, qp.E @ Y))
+        return fac, (Y, schur_inverse(xp, qp.E @ Y))
 
     def step(self, fac, schur, it: Iterate, rd, rb, re, rc):
         """(dy, dt, dz, dnu) for the residuals and the complementarity target rc (t z -
@@ -198,24 +198,6 @@ def _longest(xp, v, dv, tau: float) -> float:
     """The largest step <= 1 keeping the fraction tau of v > 0 along dv: 1 / max(-dv / v)."""
     worst = float((dv / v).min()) if v.size else 0.0
     return 1.0 if worst >= 0 else min(1.0, -tau / worst)
-
-
-def _inverse(xp, S):
-    """S^-1 for the small Schur complement; the pseudo-inverse where it is singular. On
-    the host by LAPACK's dgesv against the identity, the call `np.linalg.inv` makes,
-    without its wrapper."""
-    try:
-        if xp is np and S.dtype == np.float64:
-            _, _, inv, info = lapack.dgesv(S, np.eye(S.shape[0]))
-            if info != 0:
-                raise np.linalg.LinAlgError("singular Schur complement")
-        else:
-            inv = xp.linalg.inv(S)
-        if bool(xp.isfinite(inv).all()):
-            return inv
-    except np.linalg.LinAlgError:
-        pass
-    return xp.linalg.pinv(S)
 
 
 def solve(ip: Interior, y0, max_iter: int, sign: float = 1.0) -> Result | None:
@@ -273,19 +255,23 @@ def _loop(ip: Interior, mth: Method, it: Iterate, max_iter: int, sign: float, hi
         rd, rb, re = mth.residuals(it, Hy)
         f = qp.value(xp, it.y, Hy)
         need = gap_needed(xp, ip.tol, f, Hy + qp.q, it.y)         # the gap the stop asks for
+        f0 = f if k == 0 else f0
         status, record = _check(ip, mth, it, f, need, rd, k, max_iter, sign)
+        message = None
+        if status is None and it.y.size and float(xp.abs(it.y).max()) > FAR:
+            status, message = run_off(f, f0, record.violation)
         history.append(record)
         if status is None:
             moved = _iterate(mth, it, rd, rb, re, record, FLOOR * need / max(mth.m, 1))
-            if moved is None or _stalled(history):
-                return None
+            if moved is None or _stalled(history) or not _finite(xp, moved):
+                return None          # `pathfollow`, whose line search keeps the iterates finite
             it = moved
         if opts.verbose:
             print(row(record) + f"  kkt {record.kkt:.2e}", flush=True)
         if status is None and opts.callback is not None and _callback(opts, ip, _state(mth, it), record):
             status = 3
         if status is not None:
-            return _result(ip, mth, it, status, history)
+            return _result(ip, mth, it, status, history, message)
     raise AssertionError("unreachable: the last iteration returns")
 
 
@@ -302,11 +288,13 @@ def _check(ip: Interior, mth: Method, it: Iterate, f: float, need: float, rd, k:
         return 0, record
     if k == max_iter:
         return 1, record
-    if it.y.size and float(xp.abs(it.y).max()) > FAR:
-        return 5, record
     if not math.isfinite(f) or not bool(xp.isfinite(rd).all()):
         return 2, record
     return None, record
+
+
+def _finite(xp, it: Iterate) -> bool:
+    return all(bool(xp.isfinite(v).all()) for v in (it.y, it.t, it.z, it.nu))
 
 
 def _stalled(history: list) -> bool:
@@ -349,8 +337,8 @@ def _state(mth: Method, it: Iterate) -> State:
     return State(it.y, it.t[:mg], it.z[:mg], it.nu, zl, zu, [], 0.0)
 
 
-def _result(ip: Interior, mth: Method, it: Iterate, status: int, history: list) -> Result:
-    return Result(_state(mth, it), None, status, MESSAGES[status], history)
+def _result(ip: Interior, mth: Method, it: Iterate, status: int, history: list, message=None) -> Result:
+    return Result(_state(mth, it), None, status, message or MESSAGES[status], history)
 
 
 __all__ = ["applies", "solve"]

@@ -27,6 +27,8 @@ def ray(data, y) -> tuple[np.ndarray, float] | None:
     """(d, the slope of f along it at y) for a recession direction along which f falls,
     or None. `data`: `qp.Data` (host arrays)."""
     H, q, n = _dense(data.H), np.asarray(data.q, dtype=float), int(np.asarray(data.q).size)
+    if not all(np.isfinite(a).all() for a in (H, q, data.G, data.E, y)):
+        return None                        # data beyond float64 (overflowed): no evidence
     lower, upper = set(data.L.tolist()), set(data.U.tolist())
     bounds = [(0.0 if i in lower else -1.0, 0.0 if i in upper else 1.0) for i in range(n)]
     eq = np.vstack([H, data.E]) if data.E.shape[0] else H

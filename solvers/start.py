@@ -10,6 +10,7 @@ import numpy as np
 from convexcheck.model import Attributes
 from convexcheck.values import in_bounds
 
+from . import cone
 from .data import Free, SolverError
 
 
@@ -55,8 +56,9 @@ def _check_matrix_start(v: Free, value: np.ndarray) -> None:
         raise SolverError(f"x0[{v.name!r}] is not symmetric, but {v.name!r} is declared {a.describe()}")
     if a.definite:
         sign = 1.0 if a.definite in ("pd", "psd") else -1.0
-        low = float(np.linalg.eigvalsh(sign * (value + value.T) / 2).min())
-        if not low > 0:
+        inner = sign * (value + value.T) / 2
+        low = float(np.linalg.eigvalsh(inner).min())
+        if cone.factor(np, inner) is None:          # positive definite to working precision
             raise SolverError(f"x0[{v.name!r}] must be strictly inside the {a.definite} cone to start "
                               f"(its {'lowest' if sign > 0 else 'highest'} eigenvalue is "
                               f"{sign * low:.3g}); add a multiple of the identity")
