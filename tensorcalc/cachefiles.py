@@ -44,6 +44,8 @@ _ENTRY = re.compile(r"[a-z]{1,20}-[0-9a-f]{64}\.entry")
 _TMP = re.compile(r"\.tmp-[A-Za-z0-9_]{1,40}")
 _READ = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_SUPPORTED = ({os.open, os.stat, os.unlink, os.link, os.rename, os.mkdir} <= os.supports_dir_fd
+              and os.scandir in os.supports_fd)
 _warned: set[str] = set()
 
 
@@ -92,7 +94,10 @@ def opened(root: str, create: bool):
     `create`) or in doubt (then with one warning). Every file operation goes through it."""
     fd = None
     try:
-        fd = _open_folder(root, create)
+        if not _SUPPORTED:
+            warn_once("this platform cannot open files relative to a checked folder; running without the cache")
+        else:
+            fd = _open_folder(root, create)
     except OSError as exc:
         if create:
             warn_once(f"{root} cannot be used ({exc.strerror or exc}); running without the cache")
