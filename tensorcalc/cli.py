@@ -20,6 +20,7 @@ import json
 import os
 import re
 import sys
+import warnings
 from typing import Callable, NamedTuple
 
 from . import dag
@@ -236,9 +237,12 @@ def _check_line(wrt: str, check: dict) -> str:
 
 def guarded(prog: str, action, args) -> int:
     """Run `action(args)`; bad input becomes 'PROG: error: ...' on stderr and exit status 2
-    (no traceback), an interrupt 130, a closed output pipe (`| head`) a quiet 0."""
+    (no traceback), an interrupt 130, a closed output pipe (`| head`) a quiet 0. Warnings
+    of the package (the disk cache's) print as 'PROG: warning: ...', once each."""
     try:
-        return action(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = lambda message, *rest: print(f"{prog}: warning: {message}", file=sys.stderr)
+            return action(args)
     except TensorCalcError as err:
         print(f"{prog}: error: {err}", file=sys.stderr)
         return 2

@@ -308,3 +308,13 @@ def test_entries_of_the_former_format_are_left_alone(folder):
     old.write_text('{"format": 1}')
     _ridge()
     assert old.read_text() == '{"format": 1}'
+
+
+def test_the_commands_print_a_cache_doubt_as_one_warning_line(folder, capsys):
+    import convexcheck_cli
+    folder.mkdir(parents=True)
+    folder.chmod(0o777)
+    assert convexcheck_cli.convexcheck_main(["analyze", str(ROOT / "examples" / "quad_over_lin.tc"), "--samples", "3"]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"convexcheck: warning: convexcheck cache: {folder} is writable by other users (mode 777); "
+                   "use a private folder; running without the cache"]
