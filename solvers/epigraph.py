@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 from functools import lru_cache
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -96,6 +97,13 @@ def _rewritten(expr: Expr, constraints: tuple[Expr | None, ...], names: frozense
     return out, rows, tuple(walk.sites)
 
 
+class _Step(NamedTuple):
+    """What one (node, sign) of the walk needs, and how its result is built from theirs."""
+
+    children: tuple[tuple[Expr, int], ...]
+    finish: Callable[[list[Expr]], Expr]
+
+
 class _Walk:
     """Finds and replaces the liftable sites (one walk per expression, a cache per node):
     `names` the free variables, `taken` every name in use, `nonneg` the parameters
@@ -105,31 +113,45 @@ class _Walk:
         self.names, self.taken, self.nonneg = names, set(taken), nonneg
         self.sites: list[tuple[str, Expr, Var]] = []
         self.done: dict[tuple, Expr] = {}
+        self.counts: dict[str, int] = {}           # the last number given to each kind of site
 
-    def rewrite(self, node: Expr, sign: int = 1) -> Expr:
-        """`node` with its liftable sites replaced; `sign` is +1 where the whole grows with
-        `node`, -1 where it falls (under a negation or a negative weight)."""
-        key = (node, sign)
-        if key not in self.done:
-            self.done[key] = self._rewrite(node, sign)
-        return self.done[key]
+    def rewrite(self, root: Expr, sign: int = 1) -> Expr:
+        """`root` with its liftable sites replaced; `sign` is +1 where the whole grows with
+        `root`, -1 where it falls (under a negation or a negative weight).
 
-    def _rewrite(self, node: Expr, sign: int) -> Expr:
+        Iterative, in dependency order (each (node, sign) after what it needs, children
+        left to right, as a recursive walk would meet them, so sites are numbered the
+        same), each (node, sign) once: no depth of nesting reaches Python's recursion
+        limit."""
+        stack: list[tuple[tuple[Expr, int], _Step | None]] = [((root, sign), None)]
+        while stack:
+            key, step = stack.pop()
+            if key in self.done:
+                continue
+            if step is None:
+                step = self._step(*key)
+                pending = [c for c in step.children if c not in self.done]
+                if pending:
+                    stack.append((key, step))
+                    stack.extend((c, None) for c in reversed(pending))
+                    continue
+            self.done[key] = step.finish([self.done[c] for c in step.children])
+        return self.done[(root, sign)]
+
+    def _step(self, node: Expr, sign: int) -> _Step:
         operands = _max_operands(node) if sign > 0 else []
         if operands:
-            return self._max(node, [self.rewrite(a, sign) for a in operands])
-        if isinstance(node, Sum):
-            return dag.rebuild(node, tuple(self.rewrite(a, sign) for a in node.args))
+            return _Step(tuple((a, sign) for a in operands), lambda done: self._max(node, done))
+        if isinstance(node, (Sum, dag.Gather)):             # a gather is linear: reads entries of its argument
+            return _Step(tuple((a, sign) for a in node.args), lambda done: dag.rebuild(node, tuple(done)))
         if isinstance(node, Product):
             return self._product(node, sign)
-        if isinstance(node, dag.Gather):                   # linear: reads entries of its argument
-            return dag.rebuild(node, (self.rewrite(node.args[0], sign),))
         if isinstance(node, Elementwise) and node.fn == "neg":
-            return dag.rebuild(node, (self.rewrite(node.args[0], -sign),))
+            return _Step(((node.args[0], -sign),), lambda done: dag.rebuild(node, tuple(done)))
         if (sign > 0 and isinstance(node, Elementwise) and node.fn in KINKS
                 and degree(node.args[0], self.names) <= 1):
-            return self._site(node.fn, (node.args[0],), node.axes)
-        return node
+            return _Step((), lambda done: self._site(node.fn, (node.args[0],), node.axes))
+        return _Step((), lambda done: node)
 
     def _max(self, node: Expr, operands: list[Expr]) -> Expr:
         """A max of operands smooth after their own rewriting as a site; else the max
@@ -141,15 +163,15 @@ class _Walk:
             best = dag.add(a, dag.elementwise("relu", dag.sub(best, a)))
         return best
 
-    def _product(self, node: Product, sign: int) -> Expr:
+    def _product(self, node: Product, sign: int) -> _Step:
         """Into the one factor that reads a free variable, when the others have one sign."""
         reading = [k for k, a in enumerate(node.args) if self.names & variables(a).keys()]
         signs = [self._sign(a) for k, a in enumerate(node.args) if k not in reading]
         if len(reading) != 1 or 0 in signs:
-            return node
-        args = list(node.args)
-        args[reading[0]] = self.rewrite(args[reading[0]], sign * int(np.prod(signs)))
-        return dag.rebuild(node, tuple(args))
+            return _Step((), lambda done: node)
+        k = reading[0]
+        replaced = lambda done: dag.rebuild(node, node.args[:k] + (done[0],) + node.args[k + 1:])  # noqa: E731
+        return _Step(((node.args[k], sign * int(np.prod(signs))),), replaced)
 
     def _smooth(self, expr: Expr) -> bool:
         """No kink (abs, relu, sign) of the free variables left in expr."""
@@ -165,9 +187,11 @@ class _Walk:
         return 1 if isinstance(node, dag.Delta) else 0
 
     def _site(self, fn: str, args: tuple[Expr, ...], axes) -> Var:
+        """A new variable t_fn (t_fn_2, t_fn_3, ... for the next, skipping names in use)."""
         name = f"t_{fn}"
         while name in self.taken:
-            name += "_"
+            self.counts[fn] = self.counts.get(fn, 1) + 1
+            name = f"t_{fn}_{self.counts[fn]}"
         self.taken.add(name)
         t = dag.var(name, axes)
         self.sites.append((fn, args, t))
@@ -176,21 +200,42 @@ class _Walk:
 
 def _max_operands(node: Expr) -> list[Expr]:
     """The operands of a max written b + relu(a - b), nested maxes flattened (a, then b);
-    [] for any other node."""
+    [] for any other node. Iterative: maxes may nest deeply."""
+    pair = _max_pair(node)
+    if pair is None:
+        return []
+    operands, stack = [], list(reversed(pair))
+    while stack:
+        inner = stack.pop()
+        pair = _max_pair(inner)
+        if pair is None:
+            operands.append(inner)
+        else:
+            stack.extend(reversed(pair))
+    return operands
+
+
+def _max_pair(node: Expr) -> tuple[Expr, Expr] | None:
+    """(a, b) for a node b + relu(a - b), else None."""
     if not (isinstance(node, Sum) and isinstance(node.args[1], Elementwise) and node.args[1].fn == "relu"):
-        return []
+        return None
     b, inner = node.args[0], node.args[1].args[0]
-    if not (isinstance(inner, Sum) and isinstance(inner.args[1], Elementwise) and inner.args[1].fn == "neg"
-            and inner.args[1].args[0] is b):
-        return []
-    a = inner.args[0]
-    return (_max_operands(a) or [a]) + (_max_operands(b) or [b])
+    if not (isinstance(inner, Sum) and _negates(inner.args[1], b)):
+        return None
+    return inner.args[0], b
+
+
+def _negates(node: Expr, b: Expr) -> bool:
+    """node is -(b): a negation of b, or for a constant b the constant -b (dag.neg folds it)."""
+    if isinstance(b, Const):
+        return isinstance(node, Const) and node.axes == b.axes and node.value == -b.value
+    return isinstance(node, Elementwise) and node.fn == "neg" and node.args[0] is b
 
 
 def _value(A: Expr, task: Task, x0: dict) -> np.ndarray:
     """A at the start (its shape is the new variable's)."""
-    present = variables(A)
-    values = {n: np.asarray(a) for n, a in {**task.fixed, **x0}.items() if n in present}
+    known = lambda n: n in x0 or n in task.fixed                      # noqa: E731
+    values = {n: np.asarray(x0[n] if n in x0 else task.fixed[n]) for n in variables(A) if known(n)}
     return np.asarray(tc.evaluate(A, values), dtype=float)
 
 
