@@ -21,14 +21,13 @@ objective has one. Where a method would stop, `examine` looks further:
    the escape failed), the point is reported: status 4, not a local minimum.
 3. No minimiser. Along the direction of travel (the last step, and the way from the
    start) f is evaluated at distances from 1/1024 to 16 times the point's scale
-   max(1, |z|, |z - z0|) (infinity norms): if it falls strictly at every one, f falls
-   without bound or towards an infimum it never attains (exp(x) as x -> -inf, -x): status
-   5. At a point stationary to gtol such falls are of first order at most gtol per unit
-   of distance, which a far minimiser gives as well (least squares with nearly collinear
-   columns: one 1e12 away, which Newton reaches at a crawl); there f must also go on
-   falling (or stay level) at every distance BEYOND, up to 1e18 times the scale, and a
-   rise farther out withdraws the claim. At a minimum the first distances that pass it
-   already rise, so this costs an evaluation or two.
+   max(1, |z|, |z - z0|) (infinity norms): if it falls strictly at every one, and goes
+   on falling (or stays level) at every distance BEYOND, up to 1e18 times the scale, f
+   falls without bound or towards an infimum it never attains (exp(x) as x -> -inf, -x):
+   status 5. A rise farther out shows a minimiser beyond the point's scale (least squares
+   with nearly collinear columns: one 1e12 away, which Newton reaches at a crawl), and no
+   claim is made. At a minimum the first distances that pass it already rise, so this
+   costs an evaluation or two.
 """
 from __future__ import annotations
 
@@ -91,8 +90,7 @@ def examine(obj, z, f: float, g, hessian, opts, start, travel, stopped: int) -> 
         verdict = _second_order(obj, z, f, g, hessian, opts, start, words)
         if verdict is not None:
             return verdict
-    stationary = not obj.n or float(obj.xp.abs(g).max()) <= opts.gtol
-    ray = no_minimiser(obj, z, f, [d for d in travel if d is not None], start, stationary)
+    ray = no_minimiser(obj, z, f, [d for d in travel if d is not None], start)
     if ray is not None:
         far, distance = ray
         return Verdict(5, f"stopped: no {words['min']}imiser: the objective keeps {words['falling']} "
@@ -258,12 +256,12 @@ def probe(obj, z, f, g, v, T: float):
     return None
 
 
-def no_minimiser(obj, z, f: float, directions, start, stationary: bool = False):
+def no_minimiser(obj, z, f: float, directions, start):
     """(f at the farthest probe, its distance) when f falls strictly at every distance of
     RAY along one of `directions` (or until it underflows to exactly 0 and stays there,
     after falling at the first: a separable logistic loss, whose infimum 0 no point
-    attains; a minimum hit exactly rises beyond) and, at a `stationary` point, does not
-    rise again BEYOND; else None."""
+    attains; a minimum hit exactly rises beyond) and does not rise again BEYOND; else
+    None."""
     xp = obj.xp
     T = scale(obj, z, start)
     for d in directions:
@@ -281,7 +279,7 @@ def no_minimiser(obj, z, f: float, directions, start, stationary: bool = False):
             if ft == -math.inf:
                 return last, r * T
         else:
-            if not (stationary and _rises_beyond(obj, z, d, T / size, last)):
+            if not _rises_beyond(obj, z, d, T / size, last):
                 return last, RAY[-1] * T
     return None
 

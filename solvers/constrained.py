@@ -60,7 +60,11 @@ def solve(task, obj, name: str, make, opts, gtol: float, tol: float) -> Solved:
         if name == "newton":
             return _interior(task, view, cons, opts, gtol, tol)
         if task.constraints:
-            return lagrangian.solve(task, view, cons, make, opts, gtol, tol)
+            out = lagrangian.solve(task, view, cons, make, opts, gtol, tol)
+            if out.status in (1, 2) and view.xp is np and qp.applies(task):
+                ip = interior.Interior(view, cons, opts, gtol, tol)
+                out.status, out.message = _unbounded(ip, out.status, out.message, view.pack(task.x0))
+            return out
     method = make()
     chosen = Projected(method) if view.box is not None else method
     out = run(view, chosen, view.pack(task.x0), opts)
@@ -78,7 +82,8 @@ def _interior(task, view, cons, opts, gtol, tol) -> Solved:
         ip = interior.Interior(view, cons, opts, gtol, tol)
         res = pathfollow.solve(ip, y0, opts.max_iter, opts.sign)
     if res.status in (1, 2) and ip.xp is np and is_qp:
-        res = _unbounded(ip, res, y0)
+        status, message = _unbounded(ip, res.status, res.message, y0)
+        res = dataclasses.replace(res, status=status, message=message)
     st = res.st
     rows = ip.xp.zeros(cons.m)
     rows[~ip.eq], rows[ip.eq] = st.lam, st.nu
@@ -88,22 +93,19 @@ def _interior(task, view, cons, opts, gtol, tol) -> Solved:
     return finish(view, cons, st.y, res.status, res.message, res.history, duals)
 
 
-def _unbounded(ip, res, y0):
-    """`res`, or status 5 where the QP is feasible at the point reached and a recession
-    direction makes it fall without bound (`recession`). The QP's matrices are read at
-    the start y0 (exact anywhere, and y0 is finite: the point reached may not be)."""
-    data = qp.read(ip, ip.start(y0).y)
-    scale = max([1.0] + [float(np.abs(v).max()) for v in (data.h, data.e) if v.size])
-    if not qp.violation(np, data, res.st.y) <= 1e-6 * scale:
-        return res                         # perhaps infeasible (or not finite): phase one decides
-    found = recession.ray(data, res.st.y)
+def _unbounded(ip, status: int, message: str, y0) -> tuple[int, str]:
+    """(status, message) as they were, or status 5 where the QP has a feasible point and
+    a recession direction along which it falls without bound (`recession`). The QP's
+    matrices are read at the start y0 (exact anywhere, and y0 is finite: the point the
+    solve reached may not be)."""
+    found = recession.unbounded(qp.read(ip, ip.start(y0).y))
     if found is None:
-        return res
+        return status, message             # perhaps infeasible: phase one (`feasibility`) decides
     words = certify.stop_words(ip.opts.sign)
-    message = (f"stopped: no {words['min']}imiser: the objective is unbounded on the feasible set: it "
-               f"{words['falls']} at the rate {abs(found[1]):.3g} along a direction the constraints allow "
-               f"(G d <= 0, E d = 0, H d = 0: a recession direction, found by linprog)")
-    return dataclasses.replace(res, status=5, message=message)
+    return 5, (f"stopped: no {words['min']}imiser: the objective is unbounded on the feasible set: it "
+               f"{words['falls']} at the rate {abs(found[2]):.3g} along a direction the constraints allow "
+               f"from a point that meets them (G d <= 0, E d = 0, H d = 0: a recession direction; both "
+               f"found by linprog)")
 
 
 def bound_duals(view, y, g) -> dict:

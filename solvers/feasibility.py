@@ -66,7 +66,8 @@ def conflicting(multipliers: dict, owner: dict, names: set) -> list[str]:
 
 
 def message(least: float, conflict: list[str]) -> str:
-    which = f": {_listed(conflict)} cannot hold together" if conflict else ""
+    together = " together" if len(conflict) > 1 else ""      # one constraint's own rows conflict
+    which = f": {_listed(conflict)} cannot hold{together}" if conflict else ""
     return (f"infeasible{which}; the least largest violation of a point within the bounds and cones is "
             f"{least:.3g} (found by minimising it, a convex problem), and x is such a point")
 
