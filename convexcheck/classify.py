@@ -20,6 +20,7 @@ from .model import Attributes
 from .signs import Interval, domain_facts
 
 CACHED = 512        # certificates kept, the most recently used
+_CACHE: OrderedDict = OrderedDict()
 
 
 def classify(expr: Expr, variables: list[Var], attributes: dict[str, Attributes],
@@ -39,7 +40,7 @@ def classify(expr: Expr, variables: list[Var], attributes: dict[str, Attributes]
     return Certificate(cert.convex, cert.concave, list(cert.rules), list(cert.failures))
 
 
-_CACHE: OrderedDict = OrderedDict()
+classify.cache_clear = _CACHE.clear      # as an lru_cache's: the next call classifies afresh
 
 
 def _classified(expr: Expr, variables: tuple, attributes: frozenset, lengths: frozenset,

@@ -163,3 +163,5 @@ def timed(seed: int, budget: float | None = None, samples: int = 4) -> Timing:
         return Timing(seed, "ok", time.perf_counter() - start, report.verdict)
     except tc.TensorCalcError:
         return Timing(seed, "rejected", time.perf_counter() - start)
+    except Exception as err:  # noqa: BLE001 - the driver reports what escaped
+        return Timing(seed, f"{type(err).__name__}: {err}"[:300], time.perf_counter() - start)
