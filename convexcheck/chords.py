@@ -33,7 +33,7 @@ from .budget import NEVER, Deadline
 from .model import Problem
 from .hessians import work
 from .sampling import ATTEMPTS, NOISE, WORK_LIMIT, Witness, value_along
-from .values import SCALES, sample_point, sample_value
+from .values import SCALES, draw, sample_point
 
 KINKED = ("relu", "abs", "sign", "huber")               # elementwise functions with kinks
 EXTENDED = bool(np.finfo(np.longdouble).eps < 1e-18)   # longdouble wider than double
@@ -77,8 +77,7 @@ def _other_end(problem: Problem, variables: list[str], sizes, rng, k: int) -> di
     """Fresh values of the analysed variables only, at the k-th scale (the parameters of
     a chord are its first end's: drawing them again would be wasted at large sizes)."""
     decls = problem.declarations
-    return {n: sample_value(decls[n].attributes, decls[n].shape(sizes), rng, SCALES[k % len(SCALES)])
-            for n in variables}
+    return {n: draw(problem, decls[n], sizes, rng, SCALES[k % len(SCALES)]) for n in variables}
 
 
 def _try_pair(expr, problem, variables, a, b, want, found) -> bool:

@@ -158,10 +158,47 @@ def _definite(toks: _Tokens, name: str, dims: tuple, cones: list[_Tok], lo, up) 
     if words & {"psd", "pd"} and words & {"nsd", "nd"}:
         toks.fail(cones[-1], f"contradictory attributes on {name!r}: {' and '.join(sorted(words))}; keep one")
     definite = next((w for w in ("pd", "nd", "psd", "nsd") if w in words), None)
-    # the diagonal of a psd (nsd) matrix is >= 0 (<= 0), of a pd (nd) one > 0 (< 0)
-    bound, sign = (up, 1) if definite in ("psd", "pd") else (lo, -1)
-    if definite and bound and (sign * bound.value < 0
-                               or (bound.value == 0 and (bound.strict or definite in ("pd", "nd")))):
-        toks.fail(bound.tok, f"contradictory attributes on {name!r}: a {definite} matrix has a "
-                             f"diagonal that {bound.word!r} excludes; drop one")
+    if definite:
+        _check_room(toks, name, definite, next(t for t in cones if t.text == definite), lo, up)
     return definite
+
+
+def _check_room(toks: _Tokens, name: str, definite: str, word: _Tok, lo, up) -> None:
+    """Refuse bounds that leave a definite matrix no value, or a single degenerate one.
+
+    Mirrored for nsd/nd, a psd/pd matrix has a diagonal >= 0 (> 0) and off-diagonal entries
+    no larger than its diagonal ones, so the bounds must leave entries above max(lower, 0)
+    up to the upper bound: there is a pd matrix strictly inside exactly when
+    max(lower, 0) < upper (c ones + d I, c between them, small d > 0). Otherwise either
+    no matrix is left (upper < 0; upper = 0 for pd or strict), or one degenerate value:
+    upper = 0 pins the diagonal, hence the whole matrix, to 0; lower = upper = c pins it
+    to c ones, which is singular. Sampling, a start and a cone need room inside, so these
+    are refused with the fix."""
+    positive = definite in ("psd", "pd")
+    bound, other = (up, lo) if positive else (lo, up)     # the bound on the diagonal's side
+    if bound is None:
+        return
+    later = max(bound.tok, word, key=lambda t: (t.line, t.column))
+    side = "positive" if positive else "negative"
+    sign = 1 if positive else -1
+    if sign * bound.value < 0 or (bound.value == 0 and (bound.strict or definite in ("pd", "nd"))):
+        toks.fail(later, f"contradictory attributes on {name!r}: a {definite} matrix has a diagonal "
+                         f"that {bound.word!r} excludes (its diagonal entries are {side}); drop one")
+    if bound.value == 0:
+        toks.fail(later, f"degenerate attributes on {name!r}: {bound.word!r} and {definite!r} leave only "
+                         f"the zero matrix (a {definite} matrix with no {side} entry has a zero diagonal, "
+                         f"so it is 0); write 0 in place of {name!r}, or drop {bound.word!r} or {definite!r}")
+    if other is not None and other.value == bound.value:
+        _pinned(toks, name, definite, word, lo, up)
+
+
+def _pinned(toks: _Tokens, name: str, definite: str, word: _Tok, lo, up) -> None:
+    """Bounds lower = upper = c pin a definite matrix to c ones: singular, so never pd/nd."""
+    at = max(lo.tok, up.tok, word, key=lambda t: (t.line, t.column))
+    pins = f"{lo.word!r} and {up.word!r} pin every entry to {lo.value:g}"
+    ones = f"{lo.value:g} times the matrix of ones"
+    if definite in ("pd", "nd"):
+        toks.fail(at, f"contradictory attributes on {name!r}: {pins}, and {ones} is singular, never {definite} "
+                      f"(at sizes above 1); widen the bounds or drop {definite!r}")
+    toks.fail(at, f"degenerate attributes on {name!r}: {pins}, which leaves a {definite} matrix one value, "
+                  f"the singular {ones}; widen the bounds or drop {definite!r}")

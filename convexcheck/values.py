@@ -1,26 +1,38 @@
 """Random values that satisfy declared attributes: bounds, symmetry, definiteness.
 
-`sample_point` draws every declaration of a problem at a cycling scale; `satisfies` is
-the independent check that a value (a sample, or a point moved along a witness
-direction) is admissible. `check_sizes` refuses, before anything is allocated, sizes
-at which one declared array would exceed MAX_ENTRIES entries.
+`sample_point` draws every declaration of a problem at a cycling scale (`draw` one of
+them); `satisfies` is the independent check that a value (a sample, or a point moved
+along a witness direction) is admissible. `check_sizes` refuses, before anything is
+allocated, sizes at which one declared array would exceed MAX_ENTRIES entries.
+
+The declarations module refuses attributes that leave no value or a single degenerate
+one; what is left can fail here only in float64 (bounds so large that a definite
+matrix's eigenvalues overflow, or so close that rounding swallows the room between
+them). `draw` reports that as a ProblemError at the declaration's line.
 """
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
 from tensorcalc import TensorCalcError
 
-from .model import Attributes, Problem
+from .model import Attributes, Declaration, Problem
+from .problem import ProblemError
 
 SCALES = (0.1, 1.0, 10.0)                  # magnitudes cycled through, for free entries and offsets
 MAX_ENTRIES = 50_000_000                   # entries of one array (400 MB of float64) sampling may allocate
+FLOAT_MAX = float(np.finfo(float).max)
 
 
 class SizeError(TensorCalcError):
     """The sizes make one array of the analysis too large to allocate."""
+
+
+class SampleError(TensorCalcError):
+    """No float64 value of a shape meets the attributes (`draw` names the declaration)."""
 
 
 REAL_KINDS = "fiub"                # dtype kinds accepted: floating, signed, unsigned, boolean
@@ -71,16 +83,39 @@ def sample_point(problem: Problem, sizes: dict[str, int] | None, rng: np.random.
         if name in point:
             continue
         j = k if decl.kind == "variable" else k // len(SCALES)
-        point[name] = sample_value(decl.attributes, decl.shape(sizes), rng, SCALES[j % len(SCALES)])
+        point[name] = draw(problem, decl, sizes, rng, SCALES[j % len(SCALES)])
     return point
+
+
+def draw(problem: Problem, decl: Declaration, sizes: dict[str, int] | None, rng: np.random.Generator,
+         scale: float) -> np.ndarray:
+    """`sample_value` for one declaration; a ProblemError at its line when none can be drawn."""
+    try:
+        return sample_value(decl.attributes, decl.shape(sizes), rng, scale)
+    except SampleError as exc:
+        line, column = _place(problem, decl)
+        where = f" (declared on line {decl.line})" if decl.line and not line else ""
+        raise ProblemError(f"cannot draw a value of {decl.kind} {decl.name!r}{where} that is "
+                           f"{decl.attributes.describe()!r}: {exc}", problem.text or None, line, column,
+                           problem.source) from None
+
+
+def _place(problem: Problem, decl: Declaration) -> tuple[int, int]:
+    """The line and column of the declared name in the problem text; (0, 0) without text."""
+    lines = problem.text.split("\n") if problem.text else []
+    if not 0 < decl.line <= len(lines):
+        return 0, 0
+    found = re.search(rf"\b{re.escape(decl.name)}\b", lines[decl.line - 1])
+    return decl.line, found.start() + 1 if found else 1
 
 
 def sample_value(attrs: Attributes, shape: tuple[int, ...], rng: np.random.Generator,
                  scale: float = 1.0) -> np.ndarray:
     """A random array of `shape` strictly inside the declared bounds and cones.
 
-    Raises ValueError if the attributes cannot be met (e.g. `psd` with `< 0`), SizeError
-    before allocating if `shape` has more than MAX_ENTRIES entries."""
+    Raises SampleError if the attributes cannot be met in float64 (the declarations
+    module refuses those no real value meets), SizeError before allocating if `shape`
+    has more than MAX_ENTRIES entries."""
     if math.prod(shape) > MAX_ENTRIES:
         raise SizeError(f"a sample of shape {tuple(shape)} would have {math.prod(shape):,} entries "
                         f"(limit {MAX_ENTRIES:,} per array); choose smaller --dim lengths")
@@ -92,13 +127,15 @@ def sample_value(attrs: Attributes, shape: tuple[int, ...], rng: np.random.Gener
             value = (value + value.T) / 2 if attrs.is_symmetric else value
         if satisfies(attrs, value):
             return value
-    raise ValueError(f"cannot sample a value of shape {shape} that is {attrs.describe()!r}")
+    raise SampleError(f"no draw of shape {shape} met the attributes in float64 (bounds {attrs.describe()!r} "
+                      f"too close for rounding to leave room between them); widen them or rescale the problem")
 
 
 def _box(lower, upper, shape, rng, scale) -> np.ndarray:
     """Entries inside (lower, upper), offsets from a single bound of the given scale."""
-    if lower is not None and upper is not None:
-        return lower + (upper - lower) * rng.uniform(size=shape)
+    if lower is not None and upper is not None:               # no overflow for bounds far apart
+        u = rng.uniform(size=shape)
+        return lower * (1 - u) + upper * u
     if lower is not None:
         return lower + scale * rng.exponential(size=shape)
     if upper is not None:
@@ -109,27 +146,36 @@ def _box(lower, upper, shape, rng, scale) -> np.ndarray:
 def _definite(attrs: Attributes, shape, rng, scale) -> np.ndarray:
     """nsd/nd are the negatives of psd/pd with mirrored bounds."""
     if len(shape) != 2 or shape[0] != shape[1]:
-        raise ValueError(f"{attrs.definite} needs a square matrix, not shape {shape}")
+        raise SampleError(f"{attrs.definite} needs a square matrix, not shape {shape}; declare two equal dimensions")
     if attrs.definite in ("nsd", "nd"):
         mirrored = Attributes(None if attrs.upper is None else -attrs.upper, attrs.upper_strict,
                               None if attrs.lower is None else -attrs.lower, attrs.lower_strict,
                               True, "psd" if attrs.definite == "nsd" else "pd")
-        return -_positive(mirrored, shape[0], rng, scale)
-    return _positive(attrs, shape[0], rng, scale)
+        return -_positive(mirrored, shape[0], rng, scale, attrs.describe())
+    return _positive(attrs, shape[0], rng, scale, attrs.describe())
 
 
-def _positive(attrs: Attributes, n: int, rng, scale) -> np.ndarray:
+def _positive(attrs: Attributes, n: int, rng, scale, described: str) -> np.ndarray:
     """shift * ones + t * P, P = G G^T / n (+ I if pd): a rank-one psd shift lifts the
-    entries above a positive lower bound, and t keeps them below the upper one."""
+    entries above a positive lower bound, and t keeps them below the upper one. t grows
+    with the shift, so that rounding of the shift does not swallow P, and the entries stay
+    below FLOAT_MAX / (4 n), so that the eigenvalues (up to n times the largest entry)
+    are finite."""
     lo, hi = attrs.lower, attrs.upper
     g = rng.standard_normal((n, n))
     g = np.abs(g) if lo is not None and lo >= 0 else g   # nonneg entries under a nonneg bound
     p = g @ g.T / n + (0.5 * np.eye(n) if attrs.definite == "pd" else 0.0)
     shift = lo if lo is not None and lo > 0 else 0.0
-    room = min(math.inf if hi is None else hi - shift, math.inf if lo is None or lo >= 0 else -lo)
-    if room <= 0:
-        raise ValueError(f"cannot sample a {n}x{n} matrix that is {attrs.describe()!r}")
-    t = min(scale, 0.5 * room / max(np.max(np.abs(p)), 1e-300))
+    if hi is not None and hi <= shift:
+        raise SampleError(f"no {n}x{n} matrix is {described!r}: its diagonal needs entries above "
+                          f"{shift:g} and below {hi:g}; widen the bounds")
+    top = FLOAT_MAX / (4 * n) if hi is None else min(hi, FLOAT_MAX / (4 * n))
+    if top <= shift:
+        raise SampleError(f"every {n}x{n} matrix that is {described!r} has an eigenvalue of magnitude at "
+                          f"least {n} times {shift:g}, beyond float64 (about {FLOAT_MAX:.3g}); rescale the "
+                          f"problem so that its bounds are smaller")
+    room = min(top - shift, math.inf if lo is None or lo >= 0 else -lo)
+    t = min(scale * max(1.0, shift), 0.5 * room / max(np.max(np.abs(p)), 1e-300))
     m = shift + t * p
     return (m + m.T) / 2
 

@@ -49,3 +49,85 @@ def test_the_reproducers_solve():
     assert 174 - 1e-6 <= float(result.x["x"]) <= 175 + 1e-6
     result = solvers.minimize("variable x\nminimize " + "-" * 500 + "(x - 3)^2\n")
     assert result.success and float(result.x["x"]) == pytest.approx(3.0), result.message
+
+
+# ----------------------------------------------------------------------------- item 10: declarations
+
+import itertools  # noqa: E402
+
+import convexcheck  # noqa: E402
+from convexcheck import ProblemError, load_problem  # noqa: E402
+from convexcheck.model import Attributes  # noqa: E402
+from convexcheck.values import SampleError, sample_value, satisfies  # noqa: E402
+from tensorcalc import TensorCalcError  # noqa: E402
+
+DEGENERATE = [          # (declaration, what the message names)
+    ("parameter A[3,3] nonpos psd", "degenerate attributes on 'A': 'nonpos' and 'psd' leave only the zero matrix"),
+    ("parameter A[3,3] nonneg nsd", "degenerate attributes on 'A': 'nonneg' and 'nsd' leave only the zero matrix"),
+    ("variable A[3,3] nonpos psd", "degenerate attributes on 'A': 'nonpos' and 'psd' leave only the zero matrix"),
+    ("variable A[3,3] <= 0 symmetric psd", "'<= 0' and 'psd' leave only the zero matrix"),
+    ("variable A[n,n] >= 2 <= 2 psd", "'>= 2' and '<= 2' pin every entry to 2, .* the singular 2 times"),
+    ("variable A[n,n] >= 2 <= 2 pd", "contradictory attributes on 'A': '>= 2' and '<= 2' pin every entry to 2"),
+    ("variable A[n,n] nd >= -1 <= -1", "contradictory attributes on 'A': '>= -1' and '<= -1' pin"),
+    ("variable A[n,n] nsd >= 1", "contradictory attributes on 'A': a nsd matrix has a diagonal that '>= 1'"),
+]
+
+
+def _uses(declaration: str) -> str:
+    return f"{declaration}\nvariable x[3]\nminimize x' * x + sum(A * x)"
+
+
+@pytest.mark.parametrize("declaration, message", DEGENERATE)
+@pytest.mark.parametrize("entry", ["analyze", "minimize"])
+def test_degenerate_declarations_are_named_with_line_and_fix(declaration, message, entry):
+    text = _uses(declaration).replace("[n,n]", "[3,3]")
+    run = convexcheck.analyze if entry == "analyze" else solvers.minimize
+    with pytest.raises(ProblemError, match=message) as info:
+        run(text, data={"A": np.zeros((3, 3))}) if entry == "minimize" and "parameter" in text else run(text)
+    assert "line 1, column" in str(info.value) and str(info.value).count("^") == 1
+    assert "drop" in str(info.value) or "widen" in str(info.value)
+
+
+def test_bounds_beyond_float64_for_a_definite_matrix_are_named_at_the_declaration():
+    text = _uses("parameter A[3,3] <= -1e308 nsd")
+    message = "cannot draw a value of parameter 'A'.* '<= -1e\\+308 nsd'.* eigenvalue .* rescale the problem"
+    with pytest.raises(ProblemError, match=message) as info:
+        convexcheck.analyze(text)
+    assert "line 1, column 11" in str(info.value)
+    data = {"A": -1e308 * np.ones((3, 3)) - 1e307 * np.eye(3)}
+    with pytest.raises(ProblemError, match="parameter 'A' \\(declared on line 1\\).*" + message.split(".*", 1)[1]):
+        solvers.minimize(text, data=data)                # the verdict is for every admissible A
+
+
+def test_large_but_representable_bounds_are_sampled():
+    assert convexcheck.analyze(_uses("parameter A[3,3] >= 1e300 psd")).verdict == "convex"
+    assert convexcheck.analyze("variable x >= -1.7e308 <= 1.7e308\nminimize x^2").verdict == "convex"
+
+
+BOUNDS = [None, (">=", -1.0), (">", 0.0), (">=", 0.0), (">=", 1.0), (">=", 1e300)]
+UPPER = [None, ("<=", 1.0), ("<", 0.0), ("<=", 0.0), ("<=", -1.0), ("<=", 1e300)]
+CONES = ["", "symmetric", "psd", "pd", "nsd", "nd"]
+
+
+@pytest.mark.parametrize("cone", CONES)
+def test_every_accepted_declaration_can_be_sampled(cone):
+    """The general rule: what the declarations module accepts, the sampler draws; what it
+    refuses, it refuses as contradictory or degenerate, with the fix."""
+    rng = np.random.default_rng(0)
+    for lower, upper in itertools.product(BOUNDS, UPPER):
+        words = " ".join(f"{b[0]} {b[1]:g}" for b in (lower, upper) if b) + f" {cone}"
+        text = f"parameter A[3,3] {words}\nexpression sum(A)"
+        try:
+            decl = load_problem(text).declarations["A"]
+        except ProblemError as exc:
+            assert "contradictory" in str(exc) or "degenerate" in str(exc), str(exc)
+            continue
+        for scale in (0.1, 1.0, 10.0):
+            value = sample_value(decl.attributes, (3, 3), rng, scale)
+            assert satisfies(decl.attributes, value), (words, value)
+
+
+def test_the_sampler_refuses_with_its_own_error():
+    with pytest.raises(SampleError, match="no 2x2 matrix is '<= -1 psd'"):
+        sample_value(Attributes(definite="psd", upper=-1.0), (2, 2), np.random.default_rng(0))
+    assert issubclass(SampleError, TensorCalcError)
