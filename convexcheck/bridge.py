@@ -39,7 +39,7 @@ from .declarations import KEYWORDS, RESERVED
 from .model import Problem
 from .problem import ProblemError, load_problem
 from .report import Report
-from .bridge_data import as_array, constant_attributes, leaf_attributes, number, onto_cones
+from .bridge_data import as_array, constant_attributes, describe, leaf_attributes, number, onto_cones, value_of
 
 MAX_LINEAR = 1_000_000     # entries of the constant tensor that stands for a linear atom
 LETTERS = "ijklmnopqrstuvwxyz"
@@ -111,7 +111,8 @@ class _Translator:
 
     def _translate(self, e) -> Node:
         if not e.variables() and not e.parameters():
-            return self.constant(e.value, broadcast=type(e).__name__ == "Promote")
+            value = value_of(e, f"the constant subexpression {describe(e)}")
+            return self.constant(value, broadcast=type(e).__name__ == "Promote")
         node = _rule(e)(self, e, *[self.node(a) for a in e.args])
         assert node.shape == tuple(e.shape), (type(e).__name__, node.shape, e.shape)
         return node
@@ -141,7 +142,10 @@ class _Translator:
         return self.names[key]
 
     def pd(self, e) -> None:
-        """Declare a PSD variable pd (see the module docstring)."""
+        """Declare a PSD variable pd (see the module docstring); a constant argument is data,
+        whose words `constant_attributes` reads, and an expression is left as it is."""
+        if not e.variables() or e.args:
+            return
         decl = self.decls.get(self.names.get(("variable", e.id)), [None, None, []])
         decl[2] = ["pd" if w == "psd" else w for w in decl[2]]
 
@@ -149,7 +153,7 @@ class _Translator:
         words = leaf_attributes(e, kind)
         name = self.declare(kind, (kind, e.id), e.name(), e.shape, words, user=True)
         if kind == "parameter" and e.value is not None:
-            self.data[name] = onto_cones(as_array(e.value, name), words)
+            self.data[name] = onto_cones(value_of(e, f"parameter {name!r}"), words)
         return Node(name, tuple(e.shape))
 
     def constant(self, value, broadcast: bool = False) -> Node:
@@ -218,9 +222,12 @@ def _times(a: Node, b: Node, shape) -> str:
 
 
 def _axis_sum(text: str, shape, axis) -> str:
-    """The sum over `axis` (None: all entries, an int or a tuple of ints)."""
+    """The sum over `axis` (None: all entries, an int or a tuple of ints, which CVXPY has
+    checked; a 0-d argument, whose axis 0 or -1 CVXPY admits, is its own sum)."""
+    if not shape:
+        return text
     if axis is None:
-        return f"sum({text})" if shape else text
+        return f"sum({text})"
     axes = {a % len(shape) for a in (axis if isinstance(axis, (tuple, list)) else (axis,))}
     idx = LETTERS[:len(shape)]
     return f"({text} *({idx},->{''.join(c for k, c in enumerate(idx) if k not in axes)}) 1)"
@@ -262,7 +269,7 @@ def _power(t, e, a):
     p = e.get_data()[0]
     if hasattr(p, "parameters") and p.parameters():
         raise ProblemError("power with a parameter exponent is not supported; give a number")
-    p = float(getattr(p, "value", p))
+    p = float(value_of(p, "the exponent of power") if hasattr(p, "value") else p)
     return a if p == 1 else Node(f"({a.text} ^ {number(p)})", a.shape)
 
 

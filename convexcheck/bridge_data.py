@@ -5,6 +5,11 @@ Attributes are only ever words that are true of the value: signs read from every
 symmetry within TOL, and definiteness by eigenvalues with CVXPY's tolerance, the value
 moved onto the cone by at most TOL so that `analyze`'s exact check accepts it. Bad data
 (complex, NaN, infinite, bounds that differ by entry) is a ProblemError naming it.
+
+Every value is read from CVXPY through `value_of`: a constant subexpression is evaluated
+by CVXPY's own numerics, which refuse data outside an atom's domain with their own
+exceptions (log_det of a non-symmetric matrix); those become a ProblemError naming the
+subexpression.
 """
 from __future__ import annotations
 
@@ -17,6 +22,26 @@ from .values import satisfies
 TOL = 1e-10                # CVXPY's EIGVAL_TOL: psd means lambda_min >= -TOL (absolute), pd > TOL
 ATTRIBUTES = {"nonneg": "nonneg", "pos": "pos", "nonpos": "nonpos", "neg": "neg",
               "symmetric": "symmetric", "PSD": "psd", "NSD": "nsd"}
+
+
+def value_of(e, what: str) -> np.ndarray:
+    """CVXPY's value of `e` (a constant subexpression, a parameter, a bound) as finite real
+    data (`as_array`); a ProblemError naming `what` when CVXPY cannot compute it."""
+    try:
+        with np.errstate(all="ignore"):
+            value = e.value
+    except (ValueError, ArithmeticError, NotImplementedError, TypeError) as exc:
+        raise ProblemError(f"CVXPY cannot evaluate {what}: {str(exc).rstrip('.')}; give constants in the domain "
+                           f"of the atoms that read them") from None
+    if value is None:
+        raise ProblemError(f"{what} has no value; give it one before translating")
+    return as_array(value, what)
+
+
+def describe(e, limit: int = 60) -> str:
+    """A CVXPY expression on one line, cut to `limit` characters."""
+    text = " ".join(str(e).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def leaf_attributes(e, kind: str) -> list[str]:
@@ -35,7 +60,8 @@ def leaf_attributes(e, kind: str) -> list[str]:
 def _bounds(bounds, name: str) -> list[str]:
     words = []
     for op, bound in zip((">=", "<="), bounds):
-        arr = None if bound is None else as_array(getattr(bound, "value", bound), f"the bounds of {name!r}")
+        what = f"the bounds of {name!r}"
+        arr = None if bound is None else value_of(bound, what) if hasattr(bound, "value") else as_array(bound, what)
         if arr is None or not np.all(np.isfinite(arr)):
             continue
         if not np.all(arr == arr.flat[0]):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .bridge import LETTERS, Node, _axis_sum, _fit
-from .bridge_data import number
+from .bridge_data import number, value_of
 from .problem import ProblemError
 
 MAX_ENTRIES = 32
@@ -120,7 +120,7 @@ def _huber(t, e, a):
     m = e.get_data()[0]
     if m.parameters() or m.variables():
         raise ProblemError("CVXPY huber with a parameter M is not supported; give a number")
-    m = float(np.asarray(m.value))
+    m = float(value_of(m, "the M of huber"))
     x = _fit(a, a.shape)
     text = "huber({})".format(x if m == 1 else f"({x} / {number(m)})")
     return Node(text if m == 1 else f"({number(m * m)} * {text})", tuple(e.shape))

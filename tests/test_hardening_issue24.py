@@ -131,3 +131,54 @@ def test_the_sampler_refuses_with_its_own_error():
     with pytest.raises(SampleError, match="no 2x2 matrix is '<= -1 psd'"):
         sample_value(Attributes(definite="psd", upper=-1.0), (2, 2), np.random.default_rng(0))
     assert issubclass(SampleError, TensorCalcError)
+
+
+# ----------------------------------------------------------------------------- item 11: the CVXPY bridge
+
+def _bridged(expr):
+    cp = pytest.importorskip("cvxpy")
+    problem, data = convexcheck.from_cvxpy(expr)
+    return cp, problem, data, convexcheck.analyze(problem, data=data)
+
+
+@pytest.mark.parametrize("axis", [0, -1])
+def test_a_sum_over_the_axis_of_a_0d_variable_is_the_variable(axis):
+    cp = pytest.importorskip("cvxpy")
+    x = cp.Variable(name="x")
+    _, problem, _, report = _bridged(cp.sum(x, axis=axis) ** 2)
+    assert problem.text.endswith("expression (x ^ 2)") and report.verdict == "convex"
+
+
+def test_matrix_frac_of_a_constant_pd_matrix_translates():
+    cp = pytest.importorskip("cvxpy")
+    P = 2 * np.eye(3) + 0.1
+    v = cp.Variable(3, name="v")
+    _, problem, data, report = _bridged(cp.matrix_frac(v, cp.Constant(P)))
+    assert "inv(c0)" in problem.text and "parameter c0[3, 3] pos pd" in problem.text
+    assert report.verdict == "convex"
+    w = np.array([1.0, -2.0, 0.5])
+    expr = problem.objective.expr
+    import tensorcalc as tc
+    assert float(tc.evaluate(expr, {"v": w, **data})) == pytest.approx(w @ np.linalg.solve(P, w))
+
+
+@pytest.mark.parametrize("atom, message", [
+    ("log_det", "CVXPY cannot evaluate the constant subexpression log_det\\(.*\\): Input matrix was not "
+                "Hermitian/symmetric; give constants in the domain"),
+    ("tr_inv", "CVXPY cannot evaluate the constant subexpression tr_inv\\(.*\\): Input array to tr_inv was not "
+               "Hermitian/symmetric; give constants in the domain"),
+])
+def test_constant_folding_that_cvxpy_refuses_is_a_problem_error(atom, message):
+    cp = pytest.importorskip("cvxpy")
+    x = cp.Variable(name="x")
+    folded = getattr(cp, atom)(cp.Constant(np.array([[2.0, 1.0], [0.0, 2.0]])))
+    with pytest.raises(ProblemError, match=message):
+        convexcheck.from_cvxpy(folded + x)
+
+
+def test_constant_folding_outside_the_domain_names_the_subexpression():
+    cp = pytest.importorskip("cvxpy")
+    x = cp.Variable(name="x")
+    indefinite = cp.Constant(np.array([[1.0, 2.0], [2.0, 1.0]]))
+    with pytest.raises(ProblemError, match="the constant subexpression log_det\\(.*\\) is complex, NaN or infinite"):
+        convexcheck.from_cvxpy(cp.log_det(indefinite) + x)
