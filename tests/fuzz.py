@@ -20,6 +20,7 @@ import time
 import warnings
 from dataclasses import dataclass
 
+import honesty
 import numpy as np
 from hypothesis import strategies as st
 from strategies import VARIABLES, expressions
@@ -256,8 +257,19 @@ def _run_both(expr, orders: dict, shapes: dict | None = None) -> None:
         tc.compile(expr)(**values)
 
 
+def honest(seed: int) -> None:
+    """Solver honesty (tests/honesty.py): the input of `seed` solved; a false success or a
+    false 'no minimiser' / 'infeasible' raises Dishonest (a bug), as an escaping
+    undocumented exception does."""
+    verdict = honesty.judge(honesty.case(seed))
+    if verdict.kind == "documented":
+        raise tc.TensorCalcError(verdict.detail)
+    if verdict.kind != "ok":
+        raise honesty.Dishonest(f"{verdict.kind}: {verdict.detail}")
+
+
 TARGETS = {"thesis": thesis, "expression": expression, "definition": definition, "problem": problem,
-           "solve": solve, "constrained": constrained, "kinks": kinks}
+           "solve": solve, "constrained": constrained, "kinks": kinks, "honesty": honest}
 
 
 def drive(target: str, value) -> Outcome:
