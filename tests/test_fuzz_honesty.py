@@ -13,17 +13,22 @@ import time
 import numpy as np
 import pytest
 from fuzz import SLOWEST_ALLOWED, drive
-from honesty import FAMILIES, METHODS, case, judge, kkt, solve
+from honesty import FAMILIES, METHODS, case, kkt, solve
 
 
 def _run(seeds) -> collections.Counter:
+    """Every input run; the counts by outcome ('ok', 'documented', 'false success', and
+    the other bugs by their kind); then a failure naming the first few bad inputs."""
     counts: collections.Counter = collections.Counter()
+    bad = []
     for seed in seeds:
         outcome = drive("honesty", seed)
-        kind = outcome.detail.split(":")[0] if outcome.kind == "bug" else outcome.kind
+        kind = outcome.detail.split(":")[1].strip() if outcome.detail.startswith("Dishonest") else outcome.kind
         counts[kind] += 1
-        assert outcome.kind != "bug", f"{case(seed)!r}: {outcome.detail}"[:3000]
-        assert outcome.seconds < SLOWEST_ALLOWED, f"{case(seed)!r}: {outcome.seconds:.1f} s"
+        if outcome.kind == "bug" or outcome.seconds >= SLOWEST_ALLOWED:
+            bad.append(f"{case(seed)!r} ({outcome.seconds:.1f} s): {outcome.detail}"[:1000])
+    print(f"\nhonesty: {dict(counts)}")
+    assert not bad, f"{len(bad)} bad inputs, the first: " + "\n".join(bad[:5])
     return counts
 
 
@@ -33,8 +38,7 @@ def test_every_family_meets_every_method():
 
 
 def test_honesty_smoke():
-    counts = _run(range(200))
-    print(f"\nhonesty: {dict(counts)}")
+    _run(range(200))
 
 
 def test_the_kkt_check_refuses_a_point_off_the_solution():
@@ -51,5 +55,7 @@ def test_the_kkt_check_refuses_a_point_off_the_solution():
 @pytest.mark.slow
 def test_honesty_many():
     start = time.perf_counter()
-    counts = _run(range(50_000))
-    print(f"\nhonesty, 50,000 inputs in {time.perf_counter() - start:.0f} s: {dict(counts)}")
+    try:
+        _run(range(50_000))
+    finally:
+        print(f"honesty: 50,000 inputs in {time.perf_counter() - start:.0f} s")
