@@ -289,7 +289,8 @@ class _Decider:
         if not signed or size > MAX_GRAM:       # the determinant cannot help, or is too large to expand
             self.psd = self.nsd = False
             why = "diagonal not signed alike" if not signed else f"determinant of {size} products not expanded"
-            self.cert.failures.append(f"2x2 Gram block of {_text_key(a)}, {_text_key(b)}: diagonal {ia}, {ib}; {why}")
+            self.cert.failures.append(f"2x2 Gram block of {_text_key(a)}, {_text_key(b)}: "
+                                      f"diagonal {ia}, {ib}; {why}")
             return
         products = [multiply(x, y, f) for x in wab for y in wab]
         det = collect([multiply(x, y, f) for x in wa for y in wb] +

@@ -49,8 +49,8 @@ def add_parser(sub) -> None:
     cmd.add_argument("--dim", type=name_length(MAX_LENGTH), action="append", default=[], metavar="NAME=LENGTH",
                      help="length of a named dimension for sampling (repeatable; default 4)")
     cmd.add_argument("--budget", type=seconds, default=DEFAULT_SECONDS, metavar="SECONDS",
-                     help=f"wall-clock seconds the analysis may take, >= 0 or 'inf' (default {DEFAULT_SECONDS:g}); "
-                          "once spent, the remaining steps are skipped and the sides they would have decided "
+                     help=f"wall-clock seconds the analysis may take, >= 0 or 'inf' "
+                          f"(default {DEFAULT_SECONDS:g}); once spent, the remaining steps are skipped and the sides they would have decided "
                           "are 'unknown: budget spent on ...' (proofs and witnesses found stand)")
     cmd.add_argument("--no-progress", action="store_true", help="never show a progress bar")
 

@@ -109,9 +109,10 @@ class Report:
             lines.append(f"{label.ljust(w)}  {p.convex.status.ljust(9)}  {p.concave.status}")
             lines += [_wrap(note, width) for note in _how(p)]
         if self.budget_spent:
-            lines += ["", textwrap.fill(f"budget spent on {self.budget_spent} (limit {self.settings['budget']:g} s): "
-                                        "the remaining stages were skipped, and the sides they would have decided "
-                                        "are unknown (--budget SECONDS allows more)", width)]
+            note = (f"budget spent on {self.budget_spent} (limit {self.settings['budget']:g} s): the remaining "
+                    f"stages were skipped, and the sides they would have decided are unknown (--budget SECONDS "
+                    f"allows more)")
+            lines += ["", textwrap.fill(note, width)]
         return "\n".join(lines)
 
 

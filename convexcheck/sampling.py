@@ -196,7 +196,8 @@ def search(part_expr, problem: Problem, variables: list[str], *, samples: int = 
     rng, tally = np.random.default_rng(seed), _Tally(set(want), guard=guard)
     with _bar(progress, samples) as bar:
         for k in range(ATTEMPTS * samples):
-            if tally.done(samples) or deadline.stop(lambda: f"sampling (after {tally.samples} of {samples} points)"):
+            if tally.done(samples) or deadline.stop(lambda: f"sampling (after {tally.samples} of {samples} "
+                                                            f"points)"):
                 break
             point = sample_point(problem, sizes, rng, k, fixed)
             if _examine(part_expr, problem, hessian, layout, point, tally):
