@@ -97,7 +97,7 @@ def certify(expr: Expr, variables: list[Var], attributes: dict[str, Attributes],
         cert.rules.append("the Hessian is zero: affine")
         return cert
     deadline.check("reading a Hessian's terms")
-    entries, failed = _entries(monomials, directions, attributes)
+    entries, failed = _entries(monomials, directions, attributes, deadline)
     cert.failures += [f"no rule reads the Hessian term {describe(m)}" for m in failed[:3]]
     if failed:
         return cert
@@ -201,7 +201,7 @@ def _check_domain(expr: Expr, facts, variables: list[Var], attributes, cert: Cer
     cert.rules.append("the domain (declared bounds and implicit domains) is convex")
 
 
-def _entries(monomials, directions, attributes):
+def _entries(monomials, directions, attributes, deadline: Deadline = NEVER):
     """Weights by (half, other half); the F letters of a half are numbered the same way in
     every monomial with that half, so their weights add."""
     halves = [split(m, directions, attributes) for m in monomials]
@@ -210,7 +210,7 @@ def _entries(monomials, directions, attributes):
     if lifts:                        # squares read on the lifted halves the cross terms use
         halves = [split(m, directions, attributes, lifts) for m in monomials]
     if any(h is None for h in halves):   # cross terms of different halves through one kernel
-        halves = reread(monomials, halves, directions, attributes)
+        halves = reread(monomials, halves, directions, attributes, deadline)
     entries: dict[tuple, _Entry] = {}
     failed = []
     texts: dict = {}                 # a key's repr prints its nodes: once per key

@@ -28,6 +28,7 @@ from tensorcalc.algebra import Factor, Monomial, canonical
 from tensorcalc.dag import Expr
 from tensorcalc.graph import digest
 
+from .budget import NEVER, Deadline
 from .model import Attributes
 from .pairing import Half, kernel_sign, symmetric_node
 
@@ -79,19 +80,22 @@ class _Split(NamedTuple):
 
 
 def reread(monomials: list[Monomial], halves: list, directions: frozenset,
-           attributes: dict[str, Attributes]) -> list:
+           attributes: dict[str, Attributes], deadline: Deadline = NEVER) -> list:
     """`halves` (pairing's, None where it read nothing) with the kernel readings put in:
     one for each monomial pairing did not read, and one for each monomial it did read
     that has a reading with a key those use (so cross terms meet their squares). Readings
     whose halves are equal are preferred, then those whose halves both occur squared.
-    `halves` unchanged when some monomial has no reading at all."""
+    `halves` unchanged when some monomial has no reading at all. `deadline`: checked
+    before each monomial's readings (each may try many orientations)."""
+    def readings(m):
+        deadline.check("reading a Hessian's cross terms through kernels")
+        return _readings(m, directions, attributes)
     options = {}
     for i in (i for i, h in enumerate(halves) if h is None):
-        options[i] = _readings(monomials[i], directions, attributes)
+        options[i] = readings(monomials[i])
         if not options[i]:
             return halves                  # a monomial nothing reads: nothing to gain
-    options = [options[i] if i in options else _readings(m, directions, attributes)
-               for i, m in enumerate(monomials)]
+    options = [options[i] if i in options else readings(m) for i, m in enumerate(monomials)]
     squares = {r.key for o in options for r in o if r.key == r.other}
 
     def best(found):
