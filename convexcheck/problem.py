@@ -301,7 +301,7 @@ def _analyse(src: _Source, node: Syntax, label: str, scope, entrywise: bool = Fa
     definitions it reads substituted."""
     dims, decls = scope
     orders = {n: len(d) for n, d in dims.items()}
-    built, err = _try(build, src.text, node, orders, dims, src.lets)
+    built, err = _try(build, src.text, node, orders, dims, src.lets, False, True)
     if isinstance(err, ParseError) and err.line:
         src.fail(err.reason, err.line, err.column)
     if err is not None:
@@ -360,7 +360,7 @@ def _thesis_problem(src: _Source, statements: list[Statement]) -> Problem:
     if body is None or objective.ops:
         where = (objective.ops[0].line, objective.ops[0].column) if objective.ops else _first_token(objective)
         src.fail("the thesis form takes one expression: expression EXPR", *where)
-    built, err = _try(build, src.text, body, orders)
+    built, err = _try(build, src.text, body, orders, None, (), False, True)
     if err is not None:
         src.fail(getattr(err, "reason", str(err)), getattr(err, "line", 0), getattr(err, "column", 0))
     _check_wrt(src, statements, orders)

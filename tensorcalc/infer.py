@@ -90,13 +90,17 @@ def parse_expr(text: str, orders: dict[str, int], shapes: Mapping[str, tuple] | 
 
 
 def build(text: str, root: Syntax, orders: Mapping[str, int], dims: Mapping[str, tuple] | None = None,
-          lets: tuple[Let, ...] = (), every_let: bool = False) -> tuple[Expr, dict[str, dag.Var]]:
+          lets: tuple[Let, ...] = (), every_let: bool = False,
+          fixed_lengths: bool = False) -> tuple[Expr, dict[str, dag.Var]]:
     """The expression `root` of `text` says, and the variables by name. `orders` gives each
     name's order; `dims` (optional) each name's dimensions (names or lengths), which
     matrix-notation operators check where they meet; `lets` are named expressions that
     `root` (and later lets) may use: those it uses are analysed with it, or all of them
-    with `every_let` (so that an unused let's errors are reported too)."""
-    return _Analysis(text, dict(orders), dims).run(root, lets, every_let)
+    with `every_let` (so that an unused let's errors are reported too). With
+    `fixed_lengths` (an expression to evaluate, not only to differentiate), every axis
+    must have its length fixed by a variable's axis or a constant index range: an axis
+    that only a constant brings (`sum(vector(1))`) is a ParseError at that constant."""
+    return _Analysis(text, dict(orders), dims).run(root, lets, every_let, fixed_lengths)
 
 
 def declarations(decls: tuple[tuple[Token, Token], ...], text: str) -> dict[str, int]:
@@ -162,7 +166,8 @@ class _Analysis:
     def fail(self, node: Syntax, message: str):
         raise ParseError(message, self.text, node.line, node.column)
 
-    def run(self, root: Syntax, lets: tuple[Let, ...], every_let: bool) -> tuple[Expr, dict[str, dag.Var]]:
+    def run(self, root: Syntax, lets: tuple[Let, ...], every_let: bool,
+            fixed_lengths: bool = False) -> tuple[Expr, dict[str, dag.Var]]:
         nodes = self._nodes(root, lets, every_let)
         for node in nodes:
             self.order[node] = ORDER[node.kind](self, node)
@@ -175,6 +180,8 @@ class _Analysis:
                     self.order[child] = order
         for node in nodes:
             self.ids[node] = AXES[node.kind](self, node)
+        if fixed_lengths:
+            self._check_lengths(nodes)
         canon = self._canonical(nodes)
         declared = {n: dag.var(n, [canon[self.uf.find(i)] for i in ids]) for n, ids in self.var_ids.items()}
         for node in nodes:
@@ -221,6 +228,19 @@ class _Analysis:
             raise ParseError(f"let {name.text}: {name.text!r} is already a let name; choose another name", *where)
         if name.text in RESERVED or name.text.startswith("_"):
             raise ParseError(f"let {name.text}: {name.text!r} is reserved; choose another name", *where)
+
+    def _check_lengths(self, nodes: list[Syntax]) -> None:
+        """Fail at the first (innermost) node with an axis whose class holds no variable's
+        axis and no known length: its value would depend on a length nothing gives."""
+        fixed = {self.uf.find(i) for ids in self.var_ids.values() for i in ids}
+        for node in nodes:
+            for k, i in enumerate(self.ids[node]):
+                root = self.uf.find(i)
+                if root not in fixed and self.uf.dim.get(root) is None:
+                    which = f"axis {k} of " if len(self.ids[node]) > 1 else ""
+                    self.fail(node, f"the length of {which}{self.snippet(node)!r} is fixed by nothing: it meets "
+                                    f"no declared dimension; use it where it meets a declared vector or "
+                                    f"matrix (as in A * vector(1)), or write the number it stands for")
 
     def _canonical(self, nodes: list[Syntax]) -> dict[int, Axis]:
         """One Axis per class: the least variable axis in it, else a numbered free axis."""

@@ -9,12 +9,20 @@
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
+import convexcheck
 import solvers
+import tensorcalc as tc
+from convexcheck import ProblemError, load_problem
+from convexcheck.model import Attributes
+from convexcheck.values import SampleError, sample_value, satisfies
 from solvers import epigraph
 from solvers.data import prepare
+from tensorcalc import TensorCalcError
 
 
 # ----------------------------------------------------------------------------- item 9: the epigraph walk
@@ -52,14 +60,6 @@ def test_the_reproducers_solve():
 
 
 # ----------------------------------------------------------------------------- item 10: declarations
-
-import itertools  # noqa: E402
-
-import convexcheck  # noqa: E402
-from convexcheck import ProblemError, load_problem  # noqa: E402
-from convexcheck.model import Attributes  # noqa: E402
-from convexcheck.values import SampleError, sample_value, satisfies  # noqa: E402
-from tensorcalc import TensorCalcError  # noqa: E402
 
 DEGENERATE = [          # (declaration, what the message names)
     ("parameter A[3,3] nonpos psd", "degenerate attributes on 'A': 'nonpos' and 'psd' leave only the zero matrix"),
@@ -158,7 +158,6 @@ def test_matrix_frac_of_a_constant_pd_matrix_translates():
     assert report.verdict == "convex"
     w = np.array([1.0, -2.0, 0.5])
     expr = problem.objective.expr
-    import tensorcalc as tc
     assert float(tc.evaluate(expr, {"v": w, **data})) == pytest.approx(w @ np.linalg.solve(P, w))
 
 
@@ -182,3 +181,36 @@ def test_constant_folding_outside_the_domain_names_the_subexpression():
     indefinite = cp.Constant(np.array([[1.0, 2.0], [2.0, 1.0]]))
     with pytest.raises(ProblemError, match="the constant subexpression log_det\\(.*\\) is complex, NaN or infinite"):
         convexcheck.from_cvxpy(cp.log_det(indefinite) + x)
+
+
+# ----------------------------------------------------------------------------- item 11b: located shape errors
+
+UNFIXED = [          # (text, line, column, what the message names)
+    ("variable x\nminimize sum(vector(1)) + x^2", 2, 14, "the length of 'vector\\(1\\)' is fixed by nothing"),
+    ("variable x\nminimize sum(vector(1))", 2, 14, "the length of 'vector\\(1\\)' is fixed by nothing"),
+    ("variable x\nminimize sum(eye) + x^2", 2, 14, "the length of axis 0 of 'eye' is fixed by nothing"),
+    ("variable x[n]\nminimize x' * x + ones' * ones", 2, 19, "the length of 'ones' is fixed by nothing"),
+    ("variable x[n]\nminimize x' * x\nsubject to\n  sum(vector(1)) <= 3", 4, 7, "'vector\\(1\\)' is fixed by nothing"),
+    ("variable x[n]\nlet v = vector(1)\nminimize x' * x + sum(v)", 2, 9, "'vector\\(1\\)' is fixed by nothing"),
+    ("declare x 0\nexpression x + sum(vector(2))", 2, 20, "'vector\\(2\\)' is fixed by nothing"),
+]
+
+
+@pytest.mark.parametrize("text, line, column, message", UNFIXED)
+def test_an_axis_no_declaration_fixes_is_a_located_error(text, line, column, message):
+    for run in (load_problem, convexcheck.analyze, solvers.minimize):
+        with pytest.raises(ProblemError, match=message + ".* declared vector or matrix") as info:
+            run(text)
+        shown = str(info.value)
+        assert f"line {line}, column {column}:" in shown and shown.count("line ") == 1, shown
+        assert [row.strip() for row in shown.split("\n")].count("^") == 1, shown
+
+
+@pytest.mark.parametrize("text", [
+    "variable x[n]\nminimize x' * x + vector(1)' * x",
+    "variable A[n, n]\nminimize sum(A * vector(1)) + tr(A' * A)",
+    "variable x[n]\nlet v = vector(1)\nminimize x' * x + v' * x",
+    "variable x[3]\nminimize sum(x[0:2] .* vector(2))^2",
+])
+def test_constants_whose_lengths_a_declaration_fixes_are_read(text):
+    load_problem(text)
