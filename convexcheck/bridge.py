@@ -10,6 +10,8 @@ name written is a checked identifier; nothing the user wrote is evaluated.
   parameter values go into `data`. Numeric data becomes a fresh parameter (`c0`, ...)
   with attributes read from its entries (`constant_attributes`) and its value in `data`,
   so `analyze(problem, data=data)` speaks about the actual constants; numbers are inline.
+  A promoted (broadcast) scalar expression is written times a parameter of ones of its
+  shape, so that its lengths are fixed even where nothing around it fixes them.
 - Linear atoms (indexing, reshape, stacking, diag, cumsum, ...) become T . argument with
   a constant 0/1 tensor T read off by applying the atom to unit arrays.
 - A vector constraint `g <= h` stays one, entry by entry: `g - h <= 0` (the analysis
@@ -167,6 +169,19 @@ class _Translator:
         name = self.declare("parameter", ("constant", self.constants), f"c{self.constants - 1}", arr.shape, words)
         self.data[name] = arr
         return Node(name, arr.shape)
+
+    def promote(self, a: Node, shape) -> Node:
+        """A scalar broadcast to `shape`: a number as it is; other text times a parameter of
+        ones of that shape (its data), whose dimensions fix the lengths where nothing
+        around does (cp.sum of a promoted scalar)."""
+        if a.number or not shape:
+            return Node(_full(a.text, shape), tuple(shape), a.text, a.number)
+        key = ("ones", tuple(shape))
+        if key not in self.names:
+            name = self.declare("parameter", key, "one", shape, ["pos"])
+            self.data[name] = np.ones(shape)
+        idx = LETTERS[:len(shape)]
+        return Node(f"({a.text} *(,{idx}->{idx}) {self.names[key]})", tuple(shape), a.text)
 
     def declarations(self) -> list[str]:
         return [f"{k} {name}{dims} {' '.join(words)}".rstrip() + note for kind in ("variable", "parameter")
@@ -354,7 +369,7 @@ RULES = {
     "AddExpression": lambda t, e, *args: Node("(" + " + ".join(_fit(a, e.shape) for a in args) + ")",
                                               tuple(e.shape)),
     "NegExpression": _call("(-{0})"),
-    "Promote": lambda t, e, a: Node(_full(a.text, e.shape), tuple(e.shape), a.text, a.number),
+    "Promote": lambda t, e, a: t.promote(a, tuple(e.shape)),
     "MulExpression": _matmul, "DivExpression": _div,
     "multiply": lambda t, e, a, b: Node(_times(a, b, tuple(e.shape)), tuple(e.shape)),
     "transpose": _transpose,

@@ -149,6 +149,15 @@ def test_a_sum_over_the_axis_of_a_0d_variable_is_the_variable(axis):
     assert problem.text.endswith("expression (x ^ 2)") and report.verdict == "convex"
 
 
+def test_a_promoted_scalar_keeps_its_length_where_nothing_around_fixes_it():
+    cp = pytest.importorskip("cvxpy")
+    s = cp.Variable(name="s")
+    for expr, factor in ((cp.sum(cp.promote(s, (3,))), 3.0), (cp.norm1(cp.promote(s, (2, 2))), 4.0)):
+        _, problem, data, report = _bridged(expr)
+        assert report.verdict == "convex", problem.text
+        assert float(tc.evaluate(problem.objective.expr, {"s": np.array(0.7), **data})) == pytest.approx(factor * 0.7)
+
+
 def test_matrix_frac_of_a_constant_pd_matrix_translates():
     cp = pytest.importorskip("cvxpy")
     P = 2 * np.eye(3) + 0.1
