@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -214,17 +214,28 @@ def _verdict(expr, sense, declarations, constraints=()) -> str:
     need = {"minimize": "convex", "maximize": "concave"}[sense]
     problem = Problem(dict(declarations), sense, Part("objective", "", expr, need), constraints)
     return cache.cached("verdict", (expr, sense, declarations, constraints),
-                        lambda: analyze(problem, samples=10).verdict, _verdict_data, _verdict_from)[0]
+                        lambda: _Analysed.of(analyze(problem, samples=10)), _verdict_data, _verdict_from)[0].verdict
 
 
-def _verdict_data(verdict: str) -> dict:
-    return {"verdict": verdict}
+class _Analysed(NamedTuple):
+    """A verdict, and whether the analysis ran to the end (only such verdicts are kept on disk)."""
+
+    verdict: str
+    complete: bool
+
+    @classmethod
+    def of(cls, report) -> "_Analysed":
+        return cls(report.verdict, report.budget_spent is None)
 
 
-def _verdict_from(data: dict) -> str:
+def _verdict_data(analysed: _Analysed) -> dict | None:
+    return {"verdict": analysed.verdict} if analysed.complete else None
+
+
+def _verdict_from(data: dict) -> _Analysed:
     if data["verdict"] not in ("convex", "nonconvex", "unknown"):
         raise ValueError("not a verdict")
-    return data["verdict"]
+    return _Analysed(data["verdict"], True)
 
 
 def _result(task: Task, obj: Objective, out, method, device, convexity, warning, seconds) -> OptimizeResult:

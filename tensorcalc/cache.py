@@ -175,9 +175,9 @@ def compiled_from(data: dict):
 
 def cached(kind: str, parts: tuple, make, dump, restore):
     """(value, hit): `restore(payload)` of the entry of `kind` for `parts`, else `make()`,
-    stored as `dump(value)`. Without an exact key (Uncacheable) just `make()`; an entry
-    that `restore` rejects (anything it raises: the entry is in doubt) is recomputed and
-    overwritten."""
+    stored as `dump(value)` unless that is None (a value not to keep). Without an exact key
+    (Uncacheable) just `make()`; an entry that `restore` rejects (anything it raises: the
+    entry is in doubt) is recomputed and overwritten."""
     try:
         digest = key(kind, *parts)
     except Uncacheable:
@@ -190,9 +190,11 @@ def cached(kind: str, parts: tuple, make, dump, restore):
             warn_once(f"a {kind} entry did not restore; it is recomputed")
     value = make()
     try:
-        store(kind, digest, dump(value))
+        data = dump(value)
     except Uncacheable:
-        pass
+        data = None
+    if data is not None:                    # None: a value not to keep (an unfinished analysis)
+        store(kind, digest, data)
     return value, False
 
 

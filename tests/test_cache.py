@@ -248,3 +248,19 @@ def test_a_full_cache_drops_its_oldest_entries(tmp_path, monkeypatch):
     left = sorted(int(p.name[5:-6]) for p in own.glob("many-*.entry"))
     assert left == list(range(6, 12))                       # the six newest of twelve
     assert cache.load("many", f"{11:064d}") == {"k": 11}
+
+
+def test_a_verdict_whose_analysis_ran_out_of_budget_is_not_kept(folder, monkeypatch):
+    import convexcheck
+    reports = []
+
+    def spent(problem, samples):
+        reports.append(convexcheck.analyze(problem, samples=samples, budget=0))
+        return reports[-1]
+    monkeypatch.setattr(api, "analyze", spent)
+    _solve(_data())
+    assert reports and reports[0].budget_spent and not _entries(folder, "verdict")
+    monkeypatch.undo()
+    monkeypatch.setenv(cache.ENV_DIR, str(folder))
+    _forget()
+    assert _solve(_data()).convexity == "convex" and len(_entries(folder, "verdict")) == 1
