@@ -170,8 +170,7 @@ def kkt(d: dict, x: np.ndarray) -> str:
     M = np.hstack([G.T, E.T])
     low = np.concatenate([np.zeros(G.shape[0]), np.full(E.shape[0], -np.inf)])
     high = np.concatenate([cap, np.full(E.shape[0], np.inf)])
-    mult = (lsq_linear(M, -grad, bounds=(low, high), method="bvls", tol=1e-15).x if M.shape[1]
-            else np.zeros(0))
+    mult = _bounded_fit(M, -grad, low, high)
     resid = grad + M @ mult
     gscale = 2 * np.abs(A).T @ (np.abs(A) @ np.abs(x) + np.abs(y)) + np.abs(q) + np.abs(M) @ np.abs(mult)
     tol = 10 * GTOL + 1e3 * EPS * n * float(gscale.max())
@@ -182,6 +181,17 @@ def kkt(d: dict, x: np.ndarray) -> str:
 
 class Dishonest(AssertionError):
     """A result that claims what is not so (raised by the fuzz target, tests/fuzz.py)."""
+
+
+def _bounded_fit(M, b, low, high) -> np.ndarray:
+    """argmin |M v - b| over low <= v <= high (BVLS), on M's columns scaled to unit length
+    (rows of G a million apart in size otherwise cost BVLS digits)."""
+    if not M.shape[1]:
+        return np.zeros(0)
+    norms = np.linalg.norm(M, axis=0)
+    norms = np.where(norms > 0, norms, 1.0)
+    fit = lsq_linear(M / norms, b, bounds=(low * norms, high * norms), method="bvls", tol=1e-15)
+    return fit.x / norms
 
 
 @dataclass
