@@ -11,7 +11,10 @@ Which method keeps what (`solve`):
   other method the augmented Lagrangian (`lagrangian`) around itself, projected. A
   convex quadratic program (quadratic objective, affine constraints, no matrix
   variable) goes to Mehrotra's method on its matrices read once (`qp`); a separable
-  objective keeps its block-diagonal Hessian in every Newton matrix (`lowrank`).
+  objective keeps its block-diagonal Hessian in every Newton matrix (`lowrank`). A QP
+  that either method leaves unfinished is status 5 where HiGHS finds a feasible point
+  and a recession direction (`recession`); one that may be infeasible is left to phase
+  one (`feasibility`, in `solvers.api`).
 
 Every solve reports `violation`, the largest violation of a constraint, bound or cone,
 and `multipliers` by label: "constraint k" (a number, >= 0 for an inequality; an array
@@ -60,17 +63,21 @@ def solve(task, obj, name: str, make, opts, gtol: float, tol: float) -> Solved:
         if name == "newton":
             return _interior(task, view, cons, opts, gtol, tol)
         if task.constraints:
-            out = lagrangian.solve(task, view, cons, make, opts, gtol, tol)
-            if out.status in (1, 2) and view.xp is np and qp.applies(task):
-                ip = interior.Interior(view, cons, opts, gtol, tol)
-                out.status, out.message = _unbounded(ip, out.status, out.message, view.pack(task.x0))
-            return out
+            return _augmented(task, view, cons, make, opts, gtol, tol)
     method = make()
     chosen = Projected(method) if view.box is not None else method
     out = run(view, chosen, view.pack(task.x0), opts)
     for it in out.history:
         it.kkt, it.violation = it.gmax, 0.0
     return finish(view, cons, out.z, out.status, out.message, out.history, bound_duals(view, out.z, out.g))
+
+
+def _augmented(task, view, cons, make, opts, gtol, tol) -> Solved:
+    out = lagrangian.solve(task, view, cons, make, opts, gtol, tol)
+    if out.status in (1, 2) and view.xp is np and qp.applies(task):
+        ip = interior.Interior(view, cons, opts, gtol, tol)
+        out.status, out.message = _unbounded(ip, out.status, out.message, view.pack(task.x0))
+    return out
 
 
 def _interior(task, view, cons, opts, gtol, tol) -> Solved:
