@@ -28,6 +28,7 @@ MAX_ESCAPES = 10     # steps away from saddle points in one solve
 EPS = 2.0 ** -52
 ROUNDING = math.sqrt(EPS)  # a Newton step this small relative to x is rounding (`_at_rounding_level`)
 ROUNDED = "converged at the rounding level: Newton's step moves no entry beyond sqrt(eps) of x"
+BY_SLOPE = "step accepted by its slope: its change of f is within f's rounding (approximate Wolfe)"
 GAIN = 1e-10         # a converged point of a tiny-scale objective that predicts more than
 FLOOR = 100 * EPS    # GAIN |f| and FLOOR |f at the start| steps on (`_more_to_gain`)
 
@@ -234,17 +235,24 @@ def _search(obj, z, f, g, dr: Direction, method, opts: Options, it: Iteration):
     def projected_slope(t: float) -> float:        # g.(P(z + t d) - z) / t (Kelley 5.5.3)
         return float(g @ (points[t] - z)) / t
 
+    def dphi(t: float) -> float:                   # the derivative along the (projected) path at t
+        gt = obj.value_grad(points[t])[1]
+        along_path = d if box is None else obj.xp.where(points[t] == z + t * d, d, 0.0)
+        return float(gt @ along_path)
+
     for n, (d, first) in enumerate(candidates):
         d = -g if d is None else d
         points.clear()
         later = along(obj, z, d) if box is None else None     # Dask data: products kept (`trials`)
         slope = float(g @ d) if box is None else projected_slope
-        search = backtrack(phi, f, slope, first, opts.c1, max_trials=opts.max_trials)
+        search = backtrack(phi, f, slope, first, opts.c1, max_trials=opts.max_trials, dphi=dphi)
         it.trials.extend(search.trials)
         outside = sum(1 for _, ft in search.trials if math.isinf(ft))
         if outside:
             it.fallbacks.append(f"{outside} trial point(s) outside the domain (f = inf or nan)")
         if search.step is not None:
+            if search.by_slope:
+                it.fallbacks.append(BY_SLOPE)
             return search.step, d, points[search.step]
         if n + 1 < len(candidates):
             it.fallbacks.append(f"line search failed along the {method.name} direction after "

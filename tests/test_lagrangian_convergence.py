@@ -228,3 +228,13 @@ def test_inner_tolerance_follows_the_outer_progress():
     # a start that already meets the target must still step: a tenth of it, to 1e-10
     assert lagrangian._tolerance(start=5e-9, V=1e-9, target=1e-8) == pytest.approx(5e-10)
     assert lagrangian._tolerance(start=1e-12, V=1e-9, target=1e-8) == pytest.approx(1e-10)
+
+
+def test_first_penalty_at_a_feasible_start():
+    """A start that violates nothing (lifted kinks start on their epigraph) has no violation to
+    balance f against: FEASIBLE_RHO, not 10 |f| (svm_hinge's rho = 1600 left L-BFGS 1,400 of
+    its 2,000 iterations in the first two outer iterations, one BLAS kernel passing, others not)."""
+    problem = "variable x[n]\nminimize sum(x^2)\nsubject to\n    sum(x) <= 100"
+    task = prepare(problem, None, {"x": np.full(4, 3.0)})
+    view = View(Objective(task, np))
+    assert lagrangian.first_penalty(view, Constraints(task, view), view.pack(task.x0)) == lagrangian.FEASIBLE_RHO
