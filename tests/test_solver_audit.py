@@ -10,7 +10,12 @@ problem must end without success, its violation visible, with status 6 and a mes
 that says so; an unbounded one (or one whose infimum is not attained) with status 5.
 
 Failures found by the audit are `xfail(strict=True)` with the failure named, so the
-suite stays green and a fix shows up as an XPASS to be turned into a plain test.
+suite stays green and a fix shows up as an XPASS to be turned into a plain test. Only a
+failure that holds on every BLAS kernel and thread count is such an xfail (one that
+passes elsewhere would fail there as an XPASS: docs/testing.md). A case whose convergence
+within the default iteration limit depends on rounding is in ROUNDING: it must be honest
+everywhere (a success meets every check above; anything else is status 1, the iteration
+limit, with `fun` the objective at `x`), and solved wherever it says so.
 """
 from __future__ import annotations
 
@@ -30,11 +35,8 @@ CASES = {c.name: c for c in sac.CASES}
 _AL = "the augmented Lagrangian around the lifted kinks stops at the iteration limit (status 1)"
 _TINY = "absolute gtol/tol: a tiny objective 'converges' away from the minimiser (wrong objective, success True)"
 KNOWN = {
-    ("ls_badly_scaled", "lbfgs"): "columns scaled 1e-3..1e3: iteration limit (status 1), objective right to 4e-13",
-    ("l1_regression", "lbfgs"): _AL, ("l1_regression", "newton-cg"): _AL,
-    ("quantile_regression", "lbfgs"): _AL, ("quantile_regression", "newton-cg"): _AL,
+    ("l1_regression", "newton-cg"): _AL, ("quantile_regression", "newton-cg"): _AL,
     ("lasso_badly_scaled", "lbfgs"): _AL, ("lasso_badly_scaled", "newton-cg"): _AL,
-    ("svm_hinge", "newton-cg"): _AL, ("graphical_lasso", "newton-cg"): _AL,
     ("basis_pursuit_seed3", "newton-cg"): _AL, ("lasso_200x300", "newton-cg"): _AL,
     ("chebyshev_fit", "newton-cg"): _AL, ("l1_fit_in_inf_ball", "newton-cg"): _AL,
     **{("lp_objective_times_1e-9", m): "augmented Lagrangian on an LP whose costs are ~1e-9: iteration "
@@ -51,11 +53,15 @@ KNOWN = {
     ("geometric_mean_budget", "lbfgs"): "sqrt(x y) from x = y = 0: line search fails at once (status 2, fun 0)",
     **{("norm2_zero_residual", m): "norm2 kink at a zero residual is not lifted: status 1/2 at the optimum"
        for m in ("auto", "newton", "lbfgs", "newton-cg")},
-    ("unbounded_linear_with_equality", "newton-cg"): "unbounded under an equality: the augmented Lagrangian "
-    "ends at status 1 (iteration limit), not 5",
 }
-SLOW = {("ls_objective_times_1e9", "lbfgs"), ("norm2_zero_residual", "lbfgs"), ("ls_badly_scaled", "lbfgs"),
-        ("quantile_regression", "newton-cg"), ("l1_regression", "newton-cg"), ("svm_hinge", "newton-cg"),
+# converged within the default iteration limit on some BLAS kernels, not on others (the
+# count varies by a third under data perturbed by 1e-15): honest everywhere, see the docstring
+ROUNDING = {
+    ("quantile_regression", "lbfgs"): "augmented Lagrangian + L-BFGS around the lifted kinks: 1,200 to over "
+    "2,000 iterations (the limit) as rounding goes",
+}
+SLOW = {("ls_objective_times_1e9", "lbfgs"), ("norm2_zero_residual", "lbfgs"),
+        ("quantile_regression", "newton-cg"), ("l1_regression", "newton-cg"),
         ("unbounded_linear_with_equality", "lbfgs"), ("unbounded_linear_with_equality", "newton-cg"),
         ("infeasible_inconsistent_equalities", "lbfgs"), ("infeasible_ball_halfspace", "lbfgs"),
         *((n, m) for n in ("simplex_qp_n300", "lasso_200x300", "entropy_moments_n300")
@@ -83,6 +89,7 @@ def solved(name: str) -> tuple[dict, float, str]:
 
 def test_corpus_is_broad():
     assert len(CASES) == len(sac.CASES) >= 40
+    assert not set(KNOWN) & set(ROUNDING), "a case is either a stable failure or rounding-dependent"
     assert {c.expect for c in sac.CASES} == {"optimal", "infeasible", "unbounded", "error"}
 
 
@@ -92,8 +99,13 @@ def test_solvable(name, method):
     data, ref, status = solved(name)
     assert status == "optimal", f"CVXPY: {status}"
     result = solvers.minimize(case.text, data=data, method=method)
-    assert result.success, f"status {result.status}: {result.message}"
     scale = abs(ref) if case.scale_free else max(1.0, abs(ref))
+    if (name, method) in ROUNDING and not result.success:
+        assert result.status == 1, f"status {result.status}: {result.message}"   # the iteration limit, said so
+        assert "iteration limit" in result.message, result.message
+        assert abs(sac.evaluate(case, data, result.x)[0] - result.fun) <= 1e-9 * scale, "fun is not the objective at x"
+        return
+    assert result.success, f"status {result.status}: {result.message}"
     rtol = 1e-5 if case.cone else 1e-6
     assert abs(result.fun - ref) <= rtol * scale, f"fun {result.fun!r}, CVXPY {ref!r}"
     assert result.constr_violation <= 1e-8
