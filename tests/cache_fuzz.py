@@ -24,7 +24,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from cache_tools import forget
+from cache_tools import forget, replace_with
 from hypothesis import strategies as st
 
 import convexcheck
@@ -222,15 +222,7 @@ def mutate(bench: Bench, name: str, how: str, seed: int) -> None:
             tag = raw[len(cachefiles.HEADER):].partition(b"\n")[0]
             path.write_bytes(cachefiles.HEADER + tag + b"\n" + body)
     else:
-        path.unlink()
-        if how == "fifo":
-            os.mkfifo(path)
-        elif how == "dev-zero":
-            path.symlink_to("/dev/zero")
-        elif how == "link-other":
-            path.symlink_to(bench.own / rng.choice(sorted(bench.pristine)))
-        else:
-            path.mkdir()
+        replace_with(path, how, bench.own / rng.choice(sorted(bench.pristine)))
 
 
 @dataclass

@@ -3,6 +3,7 @@ broken writer) edits them, with or without the user's key."""
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import sys
 
@@ -57,4 +58,18 @@ def payload_functions(entry: dict) -> list[dict]:
     return [payload["fn"]] if "fn" in payload else [payload]
 
 
-__all__ = ["cache", "forget", "entries", "secret", "body", "write_body", "name_parts", "payload_functions"]
+def replace_with(path: pathlib.Path, what: str, other: pathlib.Path) -> None:
+    """Put something that is not a regular file under `path`: a FIFO, a link to /dev/zero,
+    a folder, or a link to `other`."""
+    path.unlink()
+    if what == "fifo":
+        os.mkfifo(path)
+    elif what == "dev-zero":
+        path.symlink_to("/dev/zero")
+    elif what == "folder":
+        path.mkdir()
+    else:
+        path.symlink_to(other)
+
+
+__all__ = ["cache", "forget", "entries", "secret", "body", "write_body", "name_parts", "payload_functions", "replace_with"]

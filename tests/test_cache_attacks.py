@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 import pytest
-from cache_tools import body, entries, forget, payload_functions, secret, write_body
+from cache_tools import body, entries, forget, payload_functions, replace_with, secret, write_body
 
 import convexcheck
 import solvers
@@ -231,15 +231,7 @@ def test_a_non_regular_entry_is_skipped_at_once(folder, kind):
     assert subprocess.run(run, env=env, capture_output=True, text=True, timeout=120).returncode == 0
     paths = entries(folder)
     for path in paths:
-        path.unlink()
-        if kind == "fifo":
-            os.mkfifo(path)
-        elif kind == "dev-zero":
-            path.symlink_to("/dev/zero")
-        elif kind == "folder":
-            path.mkdir()
-        else:
-            path.symlink_to(paths[0] if path != paths[0] else paths[1])
+        replace_with(path, kind, paths[0] if path != paths[0] else paths[1])
     done = subprocess.run(run, env=env, capture_output=True, text=True, timeout=120)   # a hang fails here
     assert done.returncode == 0 and "ok True" in done.stdout, done.stderr[-2000:]
     for path in paths:                                     # left alone: not ours to replace
