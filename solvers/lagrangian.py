@@ -298,9 +298,9 @@ def first_penalty(view, cons, y) -> float:
     A start that violates nothing (the epigraph variables of lifted kinks start on their
     constraints) leaves that balance nothing to weigh: the formula would fall back to
     10 |f|, a penalty as stiff as the objective is large, whose first inner problem is
-    the whole non-smooth problem smoothed over a width 1 / rho. First-order inner methods
-    crawl there for hundreds of iterations (svm_hinge: 1,400 of its 2,000 at rho = 1600).
-    Such a start gets FEASIBLE_RHO; the outer rule raises it where the violation asks."""
+    the whole non-smooth problem smoothed over a width 1 / rho, where first-order inner
+    methods crawl for hundreds of iterations, their count set by rounding. Such a start
+    gets FEASIBLE_RHO; the outer rule raises it where the violation asks."""
     f = view.value(y)
     c = cons.values(y)
     xp = view.xp
