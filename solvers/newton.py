@@ -95,10 +95,15 @@ class _Chord(float):
     """The decrement with the previous factor, marking an iterate that reuses it."""
 
 
+FLAT = 1e-10   # curvature below this fraction of the largest seen is rounding, not curvature
+
+
 class NewtonCG(GradientMethod):
     """Truncated conjugate gradients on H d = -g with H v compiled from the symbolic
     pushforward of the gradient; stops at relative residual min(0.5, sqrt(|g|)) (Nocedal
-    and Wright, Algorithm 7.1) or at the first direction of non-positive curvature."""
+    and Wright, Algorithm 7.1) or at the first direction of non-positive curvature, where
+    a curvature below FLAT times the largest seen so far counts as none: it is rounding,
+    and dividing by it gives steps of any length the kernel's last bits decide."""
 
     name, newton = "Newton-CG", True
 
@@ -120,11 +125,13 @@ class NewtonCG(GradientMethod):
         d, r = xp.zeros_like(g), g.copy()
         p, rr = -r, float(r @ r)
         limit = self.max_cg or max(20, min(obj.n, 500))
+        top = 0.0                                   # the largest curvature per unit length seen
         for j in range(limit):
             hp = obj.hvp(z, p)
-            curvature = float(p @ hp)
-            if curvature <= 0:
+            curvature, pp = float(p @ hp), float(p @ p)
+            if curvature <= FLAT * top * pp:        # non-positive, or zero to within rounding
                 return (None if j == 0 else d), j, True
+            top = max(top, curvature / pp)
             alpha = rr / curvature
             d = d + alpha * p
             r = r + alpha * hp

@@ -35,10 +35,7 @@ CASES = {c.name: c for c in sac.CASES}
 _AL = "the augmented Lagrangian around the lifted kinks stops at the iteration limit (status 1)"
 _TINY = "absolute gtol/tol: a tiny objective 'converges' away from the minimiser (wrong objective, success True)"
 KNOWN = {
-    ("l1_regression", "newton-cg"): _AL, ("quantile_regression", "newton-cg"): _AL,
     ("lasso_badly_scaled", "lbfgs"): _AL, ("lasso_badly_scaled", "newton-cg"): _AL,
-    ("basis_pursuit_seed3", "newton-cg"): _AL, ("lasso_200x300", "newton-cg"): _AL,
-    ("chebyshev_fit", "newton-cg"): _AL, ("l1_fit_in_inf_ball", "newton-cg"): _AL,
     **{("lp_objective_times_1e-9", m): "augmented Lagrangian on an LP whose costs are ~1e-9: iteration "
        "limit (status 1; it reported success with the wrong sign before its stationarity was scaled)"
        for m in ("lbfgs", "newton-cg")},
@@ -61,7 +58,6 @@ ROUNDING = {
     "2,000 iterations (the limit) as rounding goes",
 }
 SLOW = {("ls_objective_times_1e9", "lbfgs"), ("norm2_zero_residual", "lbfgs"),
-        ("quantile_regression", "newton-cg"), ("l1_regression", "newton-cg"),
         ("unbounded_linear_with_equality", "lbfgs"), ("unbounded_linear_with_equality", "newton-cg"),
         ("infeasible_inconsistent_equalities", "lbfgs"), ("infeasible_ball_halfspace", "lbfgs"),
         *((n, m) for n in ("simplex_qp_n300", "lasso_200x300", "entropy_moments_n300")
