@@ -116,18 +116,19 @@ def _solve(work: Task, obj: Objective, method: str, opts: Options, gtol: float, 
 
 def _diagnosed(work: Task, obj: Objective, out, opts: Options, gtol: float, tol: float, memory: int):
     """`out`, or the point of least violation with status 6 where phase one shows the
-    constraints infeasible (`feasibility`)."""
+    constraints infeasible (`feasibility`), or `out` with status 6 where phase one does
+    not conclude and a Farkas certificate does (`_proven`)."""
     x = {n: to_host(a) for n, a in obj.unpack(out.z).items()}
     built = feasibility.phase_one(work, x)
     if built is None:
-        return out
+        return _proven(work, obj, out)
     phase, owner = built
     name = constrained.auto(phase)
     quiet = dataclasses.replace(opts, callback=None, verbose=False, sign=1.0, convex=True, max_iter=MAX_ITER[name])
     pobj = Objective(phase, obj.xp)
     res = constrained.solve(phase, pobj, name, lambda: _method(name, gtol, tol, memory), quiet, gtol, tol)
     if res.status != 0:
-        return out
+        return _proven(work, obj, out)
     if res.f <= feasibility.INFEASIBLE:
         return dataclasses.replace(out, message=out.message + feasibility.feasible_note(res.f))
     found = pobj.unpack(res.z)
@@ -136,6 +137,15 @@ def _diagnosed(work: Task, obj: Objective, out, opts: Options, gtol: float, tol:
     conflict = feasibility.conflicting(res.multipliers, owner, set(x))
     return dataclasses.replace(out, z=z, f=f, g=g, status=6, message=feasibility.message(res.f, conflict),
                                violation=float(res.f), multipliers={})
+
+
+def _proven(work: Task, obj: Objective, out):
+    """`out`, or status 6 where a checked Farkas certificate shows the affine constraints
+    and bounds infeasible (`farkas`: at scales where phase one does not converge)."""
+    rows = constrained.infeasible_rows(work, obj)
+    if rows is None:
+        return out
+    return dataclasses.replace(out, status=6, message=feasibility.certified(rows), multipliers={})
 
 
 def _hiding(callback, names: tuple[str, ...]):

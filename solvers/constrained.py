@@ -13,8 +13,11 @@ Which method keeps what (`solve`):
   variable) goes to Mehrotra's method on its matrices read once (`qp`); a separable
   objective keeps its block-diagonal Hessian in every Newton matrix (`lowrank`). A QP
   that either method leaves unfinished is status 5 where HiGHS finds a feasible point
-  and a recession direction (`recession`); one that may be infeasible is left to phase
-  one (`feasibility`, in `solvers.api`).
+  and a recession direction (`recession`); any convex problem whose solve stops
+  unfinished on its way along a recession direction is status 5 where the way travelled
+  passes `ray`'s checks; one that may be infeasible is left to phase one (`feasibility`,
+  in `solvers.api`), and affine constraints to a Farkas certificate where phase one does
+  not conclude (`farkas`).
 
 Every solve reports `violation`, the largest violation of a constraint, bound or cone,
 and `multipliers` by label: "constraint k" (a number, >= 0 for an inequality; an array
@@ -31,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import certify, interior, lagrangian, pathfollow, qp, recession
+from . import certify, farkas, interior, lagrangian, pathfollow, qp, ray, recession
 from .bounds import Projected
 from .constraints import Constraints, affine_in, bound_violation
 from .device import to_host
@@ -77,6 +80,7 @@ def _augmented(task, view, cons, make, opts, gtol, tol) -> Solved:
     if out.status in (1, 2) and view.xp is np and qp.applies(task):
         ip = interior.Interior(view, cons, opts, gtol, tol)
         out.status, out.message = _unbounded(ip, out.status, out.message, view.pack(task.x0))
+    out.status, out.message = _travelled(view, cons, view.space.reduce(out.z), task, opts, out.status, out.message)
     return out
 
 
@@ -91,6 +95,8 @@ def _interior(task, view, cons, opts, gtol, tol) -> Solved:
     if res.status in (1, 2) and ip.xp is np and is_qp:
         status, message = _unbounded(ip, res.status, res.message, y0)
         res = dataclasses.replace(res, status=status, message=message)
+    status, message = _travelled(view, cons, res.st.y, task, opts, res.status, res.message)
+    res = dataclasses.replace(res, status=status, message=message)
     st = res.st
     rows = ip.xp.zeros(cons.m)
     rows[~ip.eq], rows[ip.eq] = st.lam, st.nu
@@ -113,6 +119,23 @@ def _unbounded(ip, status: int, message: str, y0) -> tuple[int, str]:
                f"{words['falls']} at the rate {abs(found[2]):.3g} along a direction the constraints allow "
                f"from a point that meets them (G d <= 0, E d = 0, H d = 0: a recession direction; both "
                f"found by linprog)")
+
+
+def _travelled(view, cons, y, task, opts, status: int, message: str) -> tuple[int, str]:
+    """(status, message) as they were, or status 5 where a convex problem's solve stopped
+    (1 or 2) on the way along a recession direction down which f falls without bound,
+    checked (`ray`)."""
+    if status not in (1, 2) or not opts.convex or view.xp is not np:
+        return status, message
+    found = ray.unbounded(view, cons, y, view.pack(task.x0))
+    if found is None:
+        return status, message
+    words = certify.stop_words(opts.sign)
+    return 5, (f"stopped: no {words['min']}imiser: the objective keeps {words['falling']} along the direction "
+               f"of travel, rounded onto the constraints, from a point that meets them (to {opts.sign * found[0]:.6g} "
+               f"at distance {found[1]:.3g}), and the constraints hold along it out to distance {found[2]:.3g} "
+               f"(checked): it is unbounded {words['below']} on the feasible set or its {words['inf']} is not "
+               f"attained")
 
 
 def bound_duals(view, y, g) -> dict:
@@ -145,6 +168,13 @@ def finish(view, cons, y, status, message, history, multipliers) -> Solved:
     violation = max(cons.violation(cons.values(y)), bound_violation(view, y))
     return Solved(z, f, g, status, message, history, violation if math.isfinite(violation) else math.inf,
                   multipliers)
+
+
+def infeasible_rows(task, obj) -> list[str] | None:
+    """The labels of affine constraints and bounds a checked Farkas certificate shows
+    cannot all hold (`farkas`), else None."""
+    view = View(obj)
+    return farkas.infeasible(view, Constraints(task, view))
 
 
 def violation(task, obj, x: dict) -> float:

@@ -72,6 +72,15 @@ def message(least: float, conflict: list[str]) -> str:
             f"{least:.3g} (found by minimising it, a convex problem), and x is such a point")
 
 
+def certified(conflict: list[str]) -> str:
+    """The message of status 6 proven by a Farkas certificate (`farkas`)."""
+    together = " together" if len(conflict) > 1 else ""
+    return (f"infeasible: {_listed(conflict)} cannot hold{together} (proven by a Farkas certificate: "
+            f"nonnegative weights under which the rows, each divided by a power of 2 near its largest coefficient, sum to "
+            f"0 <= a negative number, checked to rounding); x is where the solve stopped, not a point "
+            f"of least violation")
+
+
 def feasible_note(least: float) -> str:
     how = "with room to spare" if least < 0 else f"to within {least:.2g}"
     return (f"; the constraints can be met ({how}: phase one minimised the largest violation), so the "

@@ -13,6 +13,11 @@
 8. An nsd matrix variable with q' X q == 0 (no interior): numpy's LinAlgError escaped
    from the cone's inverse of a matrix Cholesky had admitted at rounding level.
 
+Beyond never raising, the statuses are certified: the nsd run-off of 8 is status 5 by a
+checked ray (`solvers/ray.py`), the infeasible QP of 7 at scale 1e37 status 6 by a checked
+Farkas certificate (`solvers/farkas.py`), and controls of the same shapes that are
+bounded or feasible never get those statuses.
+
 Each expected outcome holds whatever the rounding: a status that is not a false claim,
 and where a solve succeeds, the KKT conditions or the objective checked against NumPy.
 """
@@ -184,3 +189,100 @@ def test_nsd_with_no_interior_bounded(method, sense, objective):
     if result.success:
         assert abs(result.fun) <= 1e-6
         assert np.abs(result.x["X"]).max() <= 1e-4
+
+
+# --------------------------------------------------------------------------- certificates
+
+NSD_Q = np.array([1.0, 2.0, -1.0])
+INTERIOR = ("auto", "newton")          # the interior point, whose iterates run off the ray
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("q", [Q, NSD_Q], ids=["q0", "q1"])
+def test_nsd_with_no_interior_unbounded_is_certified(method, q):
+    """The interior point runs off along X = -s (I - q q'/|q|^2) (|X| ~ 1e11, the eigenvalue
+    along q at rounding level) until its line search fails: the way travelled, rounded
+    onto {q'Dq = 0} and into the nsd cone, passes every check, so the stop is status 5
+    (it ended status 2 before). The augmented Lagrangian methods stop near |X| ~ 1 where
+    the travel is no recession direction: an honest 1 or 2, or a checked 5; never 0 or 6."""
+    result = solvers.minimize(NSD.format(sense="minimize", objective="tr(X)"), data={"q": q}, method=method)
+    if method in INTERIOR:
+        assert result.status == 5, result.message
+        assert "the constraints hold along it out to distance" in result.message
+    else:
+        assert result.status in (1, 2, 5), result.message
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("extra", ["tr(X) >= -5", "X >= -1"])
+def test_nsd_with_no_interior_bounded_below_is_never_unbounded(method, extra):
+    """The negative control: the same problem with a constraint that bounds tr(X) below
+    (its minimum -5, or -3 with every entry >= -1) is never called unbounded."""
+    text = NSD.format(sense="minimize", objective="tr(X)") + "\n" + extra
+    result = solvers.minimize(text, data={"q": NSD_Q}, method=method)
+    assert result.status != 5, result.message
+    if result.success:
+        assert result.fun == pytest.approx(-5.0 if "tr" in extra else -3.0, abs=1e-6)
+
+
+def _rows_of(text: str, data: dict):
+    from solvers.constraints import Constraints
+    from solvers.data import prepare
+    from solvers.objective import Objective
+    from solvers.space import View
+    task = prepare(text, data)
+    view = View(Objective(task, np))
+    return view, Constraints(task, view)
+
+
+def test_a_row_that_grows_slowly_along_the_travel_refuses_the_ray():
+    """minimize -x s.t. 1e-10 x <= 1: from x = 0 to 9e9 the iterate travelled along +x and
+    f fell, and 1e-10 x grows at a rate far below a tolerance of 1e-9 times the point's
+    size; the row's own rounding (16 eps per term) is what the check allows, so the ray
+    fails once 1e-10 x passes 1 and no 'unbounded' is claimed."""
+    from solvers import ray
+    view, cons = _rows_of("variable x\nminimize -x\nsubject to\n1e-10 * x <= 1", {})
+    assert ray.unbounded(view, cons, np.array([9e9]), np.array([0.0])) is None
+    found = ray.unbounded(view, cons, np.array([-9e9]), np.array([0.0]))
+    assert found is None                   # f rises along -x: no fall, no claim
+    view, cons = _rows_of("variable x\nminimize -x\nsubject to\n-1e-10 * x <= 1", {})
+    found = ray.unbounded(view, cons, np.array([9e9]), np.array([0.0]))
+    assert found is not None and found[0] < -9e9 and found[2] > 1e27
+
+
+SCALE_A = np.array([8.04863526e+13, 4.91636390e+13, 3.91057003e+13])
+SCALE_T = 3.559571770342106e+37
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_an_infeasible_qp_at_scale_1e37_is_named(method):
+    """a ~ 1e14, t ~ 4e37: phase one cannot resolve the violation in these units, but the
+    Farkas certificate (weights 1, 1 on the rows a.x <= 0 and -a.x <= -t, coefficients by
+    a power of 2 near their largest) sums the coefficients to 0 and the bounds to -t < 0."""
+    result = solvers.minimize(INF, data={"a": SCALE_A, "t": SCALE_T}, method=method)
+    assert result.status == 6, result.message
+    assert result.message.startswith("infeasible: constraint 1 and constraint 2 cannot hold together")
+    assert np.isfinite(result.x["x"]).all()
+
+
+FEASIBLE_FAR = ("parameter a[n]\nparameter t\nvariable x[n]\nminimize sum(x .^ 2)\nsubject to\n"
+                "a' * x <= 2 * t\na' * x >= t")
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_feasible_qp_at_scale_1e37_is_never_infeasible(method):
+    """t <= a.x <= 2t holds at x = 1.5 t a / |a|^2 (|x| ~ 4e23): never status 6 (nor 5:
+    the objective is bounded below by 0)."""
+    result = solvers.minimize(FEASIBLE_FAR, data={"a": SCALE_A, "t": SCALE_T}, method=method)
+    assert result.status not in (5, 6), result.message
+
+
+def test_farkas_checks_what_it_claims():
+    """Rows parallel but a rounding apart are not a certificate unless their bounds
+    conflict beyond rounding; exactly conflicting rows at any scale are."""
+    from solvers import farkas
+    for t, expected in ((SCALE_T, ["constraint 1", "constraint 2"]), (-SCALE_T, None)):
+        view, cons = _rows_of(INF, {"a": SCALE_A, "t": t})
+        assert farkas.infeasible(view, cons) == expected
+    view, cons = _rows_of("variable x[2] nonneg\nminimize sum(x .^ 2)\nsubject to\nx[0] + x[1] <= -1e-300", {})
+    assert farkas.infeasible(view, cons) == ["constraint 1", "lower bound of x"]
