@@ -15,10 +15,12 @@ PARSE = sys.modules["tensorcalc.parse"]
 
 
 def forget():
-    """Empty the in-process caches so that the next call reads the disk cache."""
+    """Empty the in-process caches so that the next call reads the disk cache, and forget
+    the warnings given (each is given once per process), so a test sees its own."""
     for fn in (objective._program, objective._compiled, api._verdict, PARSE._parser, parse_problem):
         fn.cache_clear()
     cachefiles._keys.clear()
+    cachefiles._warned.clear()
 
 
 def entries(root: pathlib.Path, kind: str = "") -> list[pathlib.Path]:

@@ -32,10 +32,8 @@ def folder(tmp_path, monkeypatch):
     monkeypatch.setenv(cache.ENV_DIR, str(tmp_path / "cc"))
     monkeypatch.delenv(cache.ENV_SWITCH, raising=False)
     forget()
-    cachefiles._warned.clear()
     yield tmp_path / "cc"
     forget()
-    cachefiles._warned.clear()
 
 
 def _data(seed=0, m=30, n=4):
