@@ -5,6 +5,7 @@ import pathlib
 import shutil
 import tempfile
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 DATA = pathlib.Path(__file__).parent / "data"
@@ -25,6 +26,18 @@ SCALE = 20 if os.environ.get("HYPOTHESIS_PROFILE") == "slow" else 1
 def examples(n: int) -> int:
     """n examples in the default profile, 20 n in the slow one."""
     return n * SCALE
+
+
+@pytest.fixture
+def cache_folder(tmp_path, monkeypatch):
+    """A private, empty disk-cache folder for one test, the in-process caches forgotten."""
+    from cache_tools import forget
+    from tensorcalc import cache
+    monkeypatch.setenv(cache.ENV_DIR, str(tmp_path / "cc"))
+    monkeypatch.delenv(cache.ENV_SWITCH, raising=False)
+    forget()
+    yield tmp_path / "cc"
+    forget()
 
 
 def cupy_or_skip():

@@ -25,15 +25,6 @@ PARSE = sys.modules["tensorcalc.parse"]
 _forget = forget
 
 
-@pytest.fixture
-def folder(tmp_path, monkeypatch):
-    monkeypatch.setenv(cache.ENV_DIR, str(tmp_path / "cc"))
-    monkeypatch.delenv(cache.ENV_SWITCH, raising=False)
-    _forget()
-    yield tmp_path / "cc"
-    _forget()
-
-
 def _data(m=60, n=4, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(m, n))
@@ -48,9 +39,9 @@ def _solve(data):
 _entries = entries
 
 
-def test_hit_gives_identical_results_and_skips_compilation(folder, monkeypatch):
+def test_hit_gives_identical_results_and_skips_compilation(cache_folder, monkeypatch):
     first = _solve(_data())
-    kinds = {p.name.split("-")[0] for p in _entries(folder)}
+    kinds = {p.name.split("-")[0] for p in _entries(cache_folder)}
     assert kinds == {"parser", "program", "compiled", "verdict"}
     _forget()
 
@@ -65,13 +56,13 @@ def test_hit_gives_identical_results_and_skips_compilation(folder, monkeypatch):
     assert second.convexity == first.convexity == "convex"
 
 
-def test_one_entry_serves_every_shape(folder):
+def test_one_entry_serves_every_shape(cache_folder):
     _solve(_data(40, 3))
-    count = len(_entries(folder))
+    count = len(_entries(cache_folder))
     _forget()
     d = _data(80, 6, seed=1)
     res = _solve(d)
-    assert len(_entries(folder)) == count                 # nothing new was compiled
+    assert len(_entries(cache_folder)) == count                 # nothing new was compiled
     z = d["y"] * (d["X"] @ res.x["w"])
     g = -d["X"].T @ (d["y"] / (1 + np.exp(z))) / len(z) + d["lam"] * res.x["w"]
     assert np.abs(g).max() <= 1e-8                         # independent check of the optimum
@@ -100,16 +91,16 @@ def test_floats_in_keys_are_exact():
         cache.encode(object())
 
 
-def test_corrupt_entries_are_ignored_and_rewritten(folder):
+def test_corrupt_entries_are_ignored_and_rewritten(cache_folder):
     first = _solve(_data())
-    before = {p.name: p.read_bytes() for p in _entries(folder)}
-    for path in _entries(folder):
+    before = {p.name: p.read_bytes() for p in _entries(cache_folder)}
+    for path in _entries(cache_folder):
         path.write_bytes(b"\x00{not json" if "program" in path.name else path.read_bytes()[:50])
     _forget()
     with pytest.warns(cache.CacheWarning, match="failed authentication"):
         second = _solve(_data())
     assert np.array_equal(first.x["w"], second.x["w"])
-    for path in _entries(folder):                       # rewritten whole, and authentic again
+    for path in _entries(cache_folder):                       # rewritten whole, and authentic again
         kind, digest = name_parts(path)
         assert body(path)["format"] == cache.FORMAT and cache.load(kind, digest) is not None
         assert kind == "parser" or path.read_bytes() == before[path.name]
@@ -176,18 +167,18 @@ def test_check_source_admits_every_generated_program():
     assert seen >= 20
 
 
-def test_no_source_is_stored_and_every_program_is_generated_afresh(folder):
+def test_no_source_is_stored_and_every_program_is_generated_afresh(cache_folder):
     _solve(_data())
-    for path in _entries(folder, "program") + _entries(folder, "compiled"):
+    for path in _entries(cache_folder, "program") + _entries(cache_folder, "compiled"):
         assert "source" not in json.dumps(body(path)) and "def compiled" not in path.read_text()
 
 
-def test_cached_parser_parses_as_a_fresh_one(folder):
+def test_cached_parser_parses_as_a_fresh_one(cache_folder):
     from convexcheck import load_problem
     texts = [p.read_text() for p in sorted((ROOT / "examples").glob("*.tc"))]
     fresh = [load_problem(t) for t in texts]
     PARSE._parser.cache_clear()
-    assert _entries(folder, "parser")
+    assert _entries(cache_folder, "parser")
     for text, before in zip(texts, fresh):
         after = load_problem(text)
         assert after.objective.expr is before.objective.expr          # hash-consed: the same node
@@ -211,9 +202,9 @@ def test_cache_can_be_disabled(tmp_path, monkeypatch):
         _forget()
 
 
-def _writer(folder: str, seed: int, rounds: int) -> None:
+def _writer(cache_folder: str, seed: int, rounds: int) -> None:
     import os
-    os.environ[cache.ENV_DIR] = folder
+    os.environ[cache.ENV_DIR] = cache_folder
     for k in range(rounds):
         cache.store("race", "a" * 64, {"seed": seed, "blob": [seed] * (1000 + 5000 * (k % 3))})
 
@@ -250,7 +241,7 @@ def test_a_full_cache_drops_its_oldest_entries(tmp_path, monkeypatch):
     assert cache.load("many", f"{11:064d}") == {"k": 11}
 
 
-def test_a_verdict_whose_analysis_ran_out_of_budget_is_not_kept(folder, monkeypatch):
+def test_a_verdict_whose_analysis_ran_out_of_budget_is_not_kept(cache_folder, monkeypatch):
     import convexcheck
     reports = []
 
@@ -259,8 +250,8 @@ def test_a_verdict_whose_analysis_ran_out_of_budget_is_not_kept(folder, monkeypa
         return reports[-1]
     monkeypatch.setattr(api, "analyze", spent)
     _solve(_data())
-    assert reports and reports[0].budget_spent and not _entries(folder, "verdict")
+    assert reports and reports[0].budget_spent and not _entries(cache_folder, "verdict")
     monkeypatch.undo()
-    monkeypatch.setenv(cache.ENV_DIR, str(folder))
+    monkeypatch.setenv(cache.ENV_DIR, str(cache_folder))
     _forget()
-    assert _solve(_data()).convexity == "convex" and len(_entries(folder, "verdict")) == 1
+    assert _solve(_data()).convexity == "convex" and len(_entries(cache_folder, "verdict")) == 1

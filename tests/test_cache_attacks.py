@@ -27,15 +27,6 @@ LEAST_SQUARES = (ROOT / "examples" / "least_squares.tc").read_text()
 QUARTIC = "variable x\nminimize x^4 - x^2\n"
 
 
-@pytest.fixture
-def folder(tmp_path, monkeypatch):
-    monkeypatch.setenv(cache.ENV_DIR, str(tmp_path / "cc"))
-    monkeypatch.delenv(cache.ENV_SWITCH, raising=False)
-    forget()
-    yield tmp_path / "cc"
-    forget()
-
-
 def _data(seed=0, m=30, n=4):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(m, n))
@@ -66,15 +57,15 @@ def _plant(marker: pathlib.Path) -> dict:
 # ----------------------------------------------------------------------------- code execution
 
 @pytest.mark.parametrize("signed", [False, True], ids=["unsigned", "signed-with-the-key"])
-def test_a_planted_invariant_never_runs(folder, tmp_path, signed):
+def test_a_planted_invariant_never_runs(cache_folder, tmp_path, signed):
     logistic = (ROOT / "examples" / "logistic_regression_l2.tc").read_text()
     rng = np.random.default_rng(1)
     X = rng.normal(size=(40, 3))
     data = {"X": X, "y": np.sign(rng.normal(size=40)), "s": 1 / 40, "lam": 0.1}
     first = solvers.minimize(logistic, data=data, method="newton")
     marker = tmp_path / "ran"
-    key = secret(folder) if signed else None
-    for path in entries(folder, "program"):
+    key = secret(cache_folder) if signed else None
+    for path in entries(cache_folder, "program"):
         entry = body(path)
         entry["payload"]["invariants"] = {"v0": _plant(marker)}
         for fn in payload_functions(entry):
@@ -113,10 +104,10 @@ def test_the_rows_of_a_plant_are_refused_whatever_the_node(tmp_path):
 
 # ----------------------------------------------------------------------------- edits change nothing
 
-def test_an_edited_verdict_cannot_turn_the_second_order_check_off(folder):
+def test_an_edited_verdict_cannot_turn_the_second_order_check_off(cache_folder):
     first = solvers.minimize(QUARTIC, x0={"x": 0.0})
     assert first.convexity != "convex"
-    for path in entries(folder, "verdict"):
+    for path in entries(cache_folder, "verdict"):
         entry = body(path)
         entry["payload"]["verdict"] = "convex"
         write_body(path, entry, None)                       # the attacker has no key
@@ -126,9 +117,9 @@ def test_an_edited_verdict_cannot_turn_the_second_order_check_off(folder):
     assert second.status == first.status and np.array_equal(second.x["x"], first.x["x"])
 
 
-def test_an_edited_constant_changes_nothing(folder):
+def test_an_edited_constant_changes_nothing(cache_folder):
     first = _ridge()
-    for path in entries(folder, "program") + entries(folder, "compiled"):
+    for path in entries(cache_folder, "program") + entries(cache_folder, "compiled"):
         text = path.read_bytes().replace(b'"0x1.0000000000000p+1"', b'"0x1.f400000000000p+9"')  # 2 -> 1000
         path.write_bytes(text)
     forget()
@@ -136,13 +127,13 @@ def test_an_edited_constant_changes_nothing(folder):
     assert np.array_equal(first.x["w"], second.x["w"]) and first.fun == second.fun
 
 
-def test_another_problems_entry_under_ridges_name_is_refused(folder):
+def test_another_problems_entry_under_ridges_name_is_refused(cache_folder):
     first = _ridge()
-    mine = {p.name: p.read_bytes() for p in entries(folder)}
+    mine = {p.name: p.read_bytes() for p in entries(cache_folder)}
     forget()
     _least_squares()
-    theirs = [p for p in entries(folder, "program") if p.name not in mine]
-    for path in entries(folder, "program"):
+    theirs = [p for p in entries(cache_folder, "program") if p.name not in mine]
+    for path in entries(cache_folder, "program"):
         if path.name in mine:
             path.write_bytes(theirs[0].read_bytes())         # swapped whole, tag and all
     forget()
@@ -153,10 +144,10 @@ def test_another_problems_entry_under_ridges_name_is_refused(folder):
     assert np.allclose(second.x["w"], w, rtol=1e-8, atol=1e-10)      # ridge, not least squares
 
 
-def test_swapped_parser_tables_do_not_change_a_verdict(folder):
+def test_swapped_parser_tables_do_not_change_a_verdict(cache_folder):
     text = "variable x\nminimize 0 - x^2\n"
     before = convexcheck.analyze(text, samples=5)
-    for path in entries(folder, "parser"):
+    for path in entries(cache_folder, "parser"):
         raw = path.read_bytes()
         path.write_bytes(raw.replace(b'"PLUS"', b'"@@@@"').replace(b'"MINUS"', b'"PLUS"').replace(b'"@@@@"', b'"MINUS"'))
     forget()
@@ -165,10 +156,10 @@ def test_swapped_parser_tables_do_not_change_a_verdict(folder):
     assert after.objective.concave.status == "proven"
 
 
-def test_a_planted_entry_is_rewritten_so_the_next_run_is_clean(folder):
+def test_a_planted_entry_is_rewritten_so_the_next_run_is_clean(cache_folder):
     _ridge()
     planted = {}
-    for path in entries(folder):
+    for path in entries(cache_folder):
         path.write_bytes(cachefiles.HEADER + b"0" * 64 + b"\n" + json.dumps({"payload": {}}).encode())
         planted[path] = path.read_bytes()
     forget()
@@ -181,12 +172,12 @@ def test_a_planted_entry_is_rewritten_so_the_next_run_is_clean(folder):
 
 # ----------------------------------------------------------------------------- the user's files
 
-def test_pruning_never_touches_a_file_it_did_not_write(folder, monkeypatch):
-    folder.mkdir(parents=True)
+def test_pruning_never_touches_a_file_it_did_not_write(cache_folder, monkeypatch):
+    cache_folder.mkdir(parents=True)
     for k in range(4001):                                   # the user's own JSON files
-        (folder / f"user-{k}.json").write_text(json.dumps({"k": k}))
-    (folder / ".tmp-user").write_text("mine")
-    own = folder / cachefiles.FOLDER
+        (cache_folder / f"user-{k}.json").write_text(json.dumps({"k": k}))
+    (cache_folder / ".tmp-user").write_text("mine")
+    own = cache_folder / cachefiles.FOLDER
     _ridge()
     stranger = own / ("verdict-" + "b" * 64 + ".entry")
     stranger.write_bytes(cachefiles.HEADER + b"0" * 64 + b"\n{}")    # planted, not authentic
@@ -195,14 +186,14 @@ def test_pruning_never_touches_a_file_it_did_not_write(folder, monkeypatch):
     monkeypatch.setattr(cachefiles.prune, "__defaults__", (1,))
     forget()
     _least_squares()
-    assert len(list(folder.glob("user-*.json"))) == 4001 and (folder / ".tmp-user").read_text() == "mine"
+    assert len(list(cache_folder.glob("user-*.json"))) == 4001 and (cache_folder / ".tmp-user").read_text() == "mine"
     assert stranger.exists()                              # not authentic: not ours to delete
-    assert len(entries(folder)) < 8
+    assert len(entries(cache_folder)) < 8
 
 
-def test_a_writer_killed_mid_store_leaves_nothing_forever(folder):
+def test_a_writer_killed_mid_store_leaves_nothing_forever(cache_folder):
     _ridge()
-    own = folder / cachefiles.FOLDER
+    own = cache_folder / cachefiles.FOLDER
     stale, fresh = own / ".tmp-deadwriter", own / ".tmp-livewriter"
     stale.write_text("half an entry")
     fresh.write_text("being written")
@@ -223,11 +214,11 @@ print("ok", r.success)
 
 
 @pytest.mark.parametrize("kind", ["fifo", "dev-zero", "folder", "link-to-entry"])
-def test_a_non_regular_entry_is_skipped_at_once(folder, kind):
-    env = {**os.environ, cache.ENV_DIR: str(folder)}
+def test_a_non_regular_entry_is_skipped_at_once(cache_folder, kind):
+    env = {**os.environ, cache.ENV_DIR: str(cache_folder)}
     run = [sys.executable, "-c", _CHILD, str(ROOT / "examples" / "ridge.tc")]
     assert subprocess.run(run, env=env, capture_output=True, text=True, timeout=120).returncode == 0
-    paths = entries(folder)
+    paths = entries(cache_folder)
     for path in paths:
         replace_with(path, kind, paths[0] if path != paths[0] else paths[1])
     done = subprocess.run(run, env=env, capture_output=True, text=True, timeout=120)   # a hang fails here
@@ -238,44 +229,44 @@ def test_a_non_regular_entry_is_skipped_at_once(folder, kind):
 
 # ----------------------------------------------------------------------------- the folder
 
-def test_a_folder_writable_by_others_is_refused_with_a_warning(folder):
-    folder.mkdir(parents=True)
-    folder.chmod(0o777)
+def test_a_folder_writable_by_others_is_refused_with_a_warning(cache_folder):
+    cache_folder.mkdir(parents=True)
+    cache_folder.chmod(0o777)
     with pytest.warns(cache.CacheWarning, match="writable by other users"):
         assert _ridge().success
-    assert not (folder / cachefiles.FOLDER).exists()
+    assert not (cache_folder / cachefiles.FOLDER).exists()
 
 
-def test_a_sticky_shared_folder_holds_a_private_one(folder):
-    folder.mkdir(parents=True)
-    folder.chmod(0o1777)
+def test_a_sticky_shared_folder_holds_a_private_one(cache_folder):
+    cache_folder.mkdir(parents=True)
+    cache_folder.chmod(0o1777)
     _ridge()
-    own = folder / cachefiles.FOLDER
-    assert stat.S_IMODE(own.stat().st_mode) == 0o700 and entries(folder)
+    own = cache_folder / cachefiles.FOLDER
+    assert stat.S_IMODE(own.stat().st_mode) == 0o700 and entries(cache_folder)
     assert stat.S_IMODE((own / cachefiles.KEY_FILE).stat().st_mode) == 0o600
 
 
 @pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="chown to another user needs root")
-def test_a_folder_owned_by_another_user_is_refused(folder):
-    folder.mkdir(parents=True)
-    os.chown(folder, 12345, 12345)
+def test_a_folder_owned_by_another_user_is_refused(cache_folder):
+    cache_folder.mkdir(parents=True)
+    os.chown(cache_folder, 12345, 12345)
     with pytest.warns(cache.CacheWarning, match="belongs to another user"):
         assert _ridge().success
-    assert not (folder / cachefiles.FOLDER).exists()
+    assert not (cache_folder / cachefiles.FOLDER).exists()
 
 
-def test_an_entries_folder_opened_to_others_is_refused(folder):
+def test_an_entries_folder_opened_to_others_is_refused(cache_folder):
     _ridge()
-    (folder / cachefiles.FOLDER).chmod(0o755)
+    (cache_folder / cachefiles.FOLDER).chmod(0o755)
     forget()
     with pytest.warns(cache.CacheWarning, match="open to other users"):
         _ridge()
 
 
 @pytest.mark.parametrize("how", ["readable", "link", "short"])
-def test_a_key_in_doubt_turns_the_cache_off(folder, tmp_path, how):
+def test_a_key_in_doubt_turns_the_cache_off(cache_folder, tmp_path, how):
     first = _ridge()
-    key = folder / cachefiles.FOLDER / cachefiles.KEY_FILE
+    key = cache_folder / cachefiles.FOLDER / cachefiles.KEY_FILE
     if how == "readable":
         key.chmod(0o644)
     elif how == "link":
@@ -292,19 +283,19 @@ def test_a_key_in_doubt_turns_the_cache_off(folder, tmp_path, how):
     assert any(issubclass(w.category, cache.CacheWarning) for w in seen)
 
 
-def test_entries_of_the_former_format_are_left_alone(folder):
-    folder.mkdir(parents=True)
-    old = folder / ("program-" + "c" * 64 + ".json")
+def test_entries_of_the_former_format_are_left_alone(cache_folder):
+    cache_folder.mkdir(parents=True)
+    old = cache_folder / ("program-" + "c" * 64 + ".json")
     old.write_text('{"format": 1}')
     _ridge()
     assert old.read_text() == '{"format": 1}'
 
 
-def test_the_commands_print_a_cache_doubt_as_one_warning_line(folder, capsys):
+def test_the_commands_print_a_cache_doubt_as_one_warning_line(cache_folder, capsys):
     import convexcheck_cli
-    folder.mkdir(parents=True)
-    folder.chmod(0o777)
+    cache_folder.mkdir(parents=True)
+    cache_folder.chmod(0o777)
     assert convexcheck_cli.convexcheck_main(["analyze", str(ROOT / "examples" / "quad_over_lin.tc"), "--samples", "3"]) == 0
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"convexcheck: warning: convexcheck cache: {folder} is writable by other users (mode 777); "
+    assert err == [f"convexcheck: warning: convexcheck cache: {cache_folder} is writable by other users (mode 777); "
                    "use a private folder; running without the cache"]
