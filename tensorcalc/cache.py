@@ -108,12 +108,11 @@ def load(kind: str, digest: str) -> dict | None:
     if folder is None:
         return None
     name = cachefiles.entry_name(kind, digest)
-    with cachefiles.opened(str(folder), create=False) as fd:
-        secret = None if fd is None else cachefiles.key_of(fd, create=False)
-        data = None if secret is None else cachefiles.read_file(fd, name)
+    with cachefiles.keyed(str(folder), create=False) as place:
+        data = None if place is None else cachefiles.read_file(place[0], name)
     if data is None:
         return None
-    body = cachefiles.opened_seal(secret, kind, digest, data)
+    body = cachefiles.opened_seal(place[1], kind, digest, data)
     if body is None:
         warn_once(f"{name} failed authentication (edited, planted or corrupt); it is recomputed")
         return None
@@ -141,10 +140,10 @@ def store(kind: str, digest: str, payload: dict) -> None:
     body = json.dumps({"format": FORMAT, "key": digest, "kind": kind, "payload": payload},
                       allow_nan=True).encode("utf-8")
     try:
-        with cachefiles.opened(str(folder), create=True) as fd:
-            secret = None if fd is None else cachefiles.key_of(fd, create=True)
-            if secret is None or len(body) > cachefiles.MAX_ENTRY_BYTES:
+        with cachefiles.keyed(str(folder), create=True) as place:
+            if place is None or len(body) > cachefiles.MAX_ENTRY_BYTES:
                 return
+            fd, secret = place
             if cachefiles.write_file(fd, name, cachefiles.seal(secret, kind, digest, body)):
                 cachefiles.prune(fd, secret)
     except OSError:

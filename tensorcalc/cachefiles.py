@@ -108,6 +108,15 @@ def opened(root: str, create: bool):
             os.close(fd)
 
 
+@contextlib.contextmanager
+def keyed(root: str, create: bool):
+    """(folder descriptor, key) for the checked folder, or None where the folder or its key
+    is missing (and not `create`) or in doubt."""
+    with opened(root, create) as fd:
+        secret = None if fd is None else key_of(fd, create)
+        yield None if secret is None else (fd, secret)
+
+
 def _open_folder(root: str, create: bool) -> int | None:
     if create:
         os.makedirs(root, mode=0o700, exist_ok=True)
@@ -172,15 +181,27 @@ def _read_key(fd: int) -> bytes | None:
 
 
 def _make_key(fd: int) -> None:
-    tmp = f"{TMP_PREFIX}{secrets.token_hex(8)}"
-    out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600, dir_fd=fd)
+    tmp = _written_aside(fd, secrets.token_bytes(32))
     try:
-        with os.fdopen(out, "wb") as f:
-            f.write(secrets.token_bytes(32))
         with contextlib.suppress(FileExistsError):
             os.link(tmp, KEY_FILE, src_dir_fd=fd, dst_dir_fd=fd)    # never replaces a key
     finally:
         os.unlink(tmp, dir_fd=fd)
+
+
+def _written_aside(fd: int, data: bytes) -> str:
+    """The name of a new private temporary file in the folder holding `data` (removed
+    again if the write fails)."""
+    tmp = f"{TMP_PREFIX}{secrets.token_hex(8)}"
+    out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600, dir_fd=fd)
+    try:
+        with os.fdopen(out, "wb") as f:
+            f.write(data)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=fd)
+        raise
+    return tmp
 
 
 # ----------------------------------------------------------------------------- files
@@ -238,11 +259,8 @@ def write_file(fd: int, name: str, data: bytes) -> bool:
     if not _replaceable(fd, name):
         warn_once(f"{name} in the cache folder is not a file of ours; it is left alone")
         return False
-    tmp = f"{TMP_PREFIX}{secrets.token_hex(8)}"
-    out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600, dir_fd=fd)
+    tmp = _written_aside(fd, data)
     try:
-        with os.fdopen(out, "wb") as f:
-            f.write(data)
         os.rename(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
     except BaseException:
         with contextlib.suppress(OSError):

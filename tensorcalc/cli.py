@@ -238,7 +238,7 @@ def _check_line(wrt: str, check: dict) -> str:
 def guarded(prog: str, action, args) -> int:
     """Run `action(args)`; bad input becomes 'PROG: error: ...' on stderr and exit status 2
     (no traceback), an interrupt 130, a closed output pipe (`| head`) a quiet 0. Warnings
-    of the package (the disk cache's) print as 'PROG: warning: ...', once each."""
+    (such as the disk cache's) print as one line 'PROG: warning: ...' each."""
     try:
         with warnings.catch_warnings():
             warnings.showwarning = lambda message, *rest: print(f"{prog}: warning: {message}", file=sys.stderr)

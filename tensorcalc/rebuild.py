@@ -62,6 +62,8 @@ def _row(row, built: list) -> Expr:
             and isinstance(row[2], list) and isinstance(row[3], list)):
         raise ValueError("malformed expression row")
     name, params, args, axes = row
+    if ARITY[name] is not None and len(args) != ARITY[name]:
+        raise ValueError(f"expression row {name} has {len(args)} children, not {ARITY[name]}")
     args = tuple(built[_index(i, len(built))] for i in args)
     axes = tuple(_axis(a) for a in axes)
     try:
@@ -125,14 +127,13 @@ def _one(params, kind) -> object:
     return params[0]
 
 
-def _none(params, args: tuple, count: int) -> tuple:
-    if params != () or len(args) != count:
-        raise ValueError("malformed node")
-    return args
+def _no_params(params) -> None:
+    if params != ():
+        raise ValueError("malformed node parameter")
 
 
 def _gather(params, args: tuple, axes: tuple) -> Expr:
-    if not (isinstance(params, tuple) and len(params) == 5 and len(args) == 1):
+    if not (isinstance(params, tuple) and len(params) == 5):
         raise ValueError("malformed gather")
     batch, shape, source, rows, domain = params
     batch = _int(batch, 0, dag.MAX_ORDER)
@@ -151,15 +152,17 @@ def _checked(node: Expr, params) -> Expr:
     return node
 
 
+ARITY = {"Var": 0, "Const": 0, "Delta": 0, "Sum": 2, "Product": None, "Elementwise": 1, "Special": 1,
+         "Power": 2, "Gather": 1}     # children a row of each type has (None: any number)
 BUILD = {
-    "Var": lambda p, a, x: dag.var(_name(_one(p, str)), x) if not a else _none(p, a, 0),
-    "Const": lambda p, a, x: _checked(dag.const(_one(p, float), x), p) if not a else _none(p, a, 0),
-    "Delta": lambda p, a, x: dag.delta(_one(p, int), x) if not a else _none(p, a, 0),
-    "Sum": lambda p, a, x: dag.add(*_none(p, a, 2)),
+    "Var": lambda p, a, x: dag.var(_name(_one(p, str)), x),
+    "Const": lambda p, a, x: _checked(dag.const(_one(p, float), x), p),
+    "Delta": lambda p, a, x: dag.delta(_one(p, int), x),
+    "Sum": lambda p, a, x: _no_params(p) or dag.add(*a),
     "Product": lambda p, a, x: _checked(dag.contraction(a, _one(p, Spec)), p),
-    "Elementwise": lambda p, a, x: dag.elementwise(_one(p, str), *a) if len(a) == 1 else _none(p, a, 1),
-    "Special": lambda p, a, x: dag.special(_one(p, str), *a) if len(a) == 1 else _none(p, a, 1),
-    "Power": lambda p, a, x: dag.power(*_none(p, a, 2)),
+    "Elementwise": lambda p, a, x: dag.elementwise(_one(p, str), *a),
+    "Special": lambda p, a, x: dag.special(_one(p, str), *a),
+    "Power": lambda p, a, x: _no_params(p) or dag.power(*a),
     "Gather": _gather,
 }
-assert set(BUILD) == {cls.__name__ for cls in dag.NODE_TYPES}
+assert set(BUILD) == set(ARITY) == {cls.__name__ for cls in dag.NODE_TYPES}
