@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,7 +31,7 @@ from .classify import classify
 from .model import Attributes, Part, Problem
 from .problem import load_problem
 from .report import PartReport, Report, Side
-from .sampling import GUARD_FLOOR, GUARD_TOLERANCE, KINDS, search
+from .sampling import GUARD_FLOOR, GUARD_TOLERANCE, KINDS, progress_bar, search
 from .values import not_real, satisfies
 
 MAX_ASSUMPTIONS = 8
@@ -72,19 +71,14 @@ def analyze(problem: Problem | str | os.PathLike, samples: int = 20, seed: int =
     run = _Run(samples, seed, dims, fixed, progress, budget.start())
     scalar = entrywise.scalar_problem(problem)          # constraints of any order, entry by entry
     names = _names(problem, problem.objective.expr)
-    own = [n for n in names if _names(scalar, scalar.parts[0].expr) != [n]]   # else the joint analysis is it
-    with _bar(progress, len(scalar.parts) + len(own)) as bar:
-        parts = [_part(scalar, part, _names(scalar, part.expr), run, bar) for part in scalar.parts]
+    joint = [_names(scalar, part.expr) for part in scalar.parts]
+    own = [n for n in names if joint[0] != [n]]          # else the joint analysis is it
+    with progress_bar(progress, len(scalar.parts) + len(own), desc="analysis", unit="part") as bar:
+        parts = [_part(scalar, part, found, run, bar) for part, found in zip(scalar.parts, joint)]
         alone = {n: _part(problem, problem.objective, [n], run, bar) for n in own}
     variables = {n: alone.get(n, parts[0]) for n in names}
     settings = dict(samples=samples, seed=seed, dims=dims, budget=budget.seconds if budget.limited else None)
     return Report(problem, parts[0], parts[1:], variables, settings, run.deadline.spent)
-
-
-def _bar(progress: bool, total: int):
-    """A tqdm bar over the parts, on stderr, shown only once the analysis takes a second."""
-    from tqdm import tqdm
-    return tqdm(total=total, delay=1.0, file=sys.stderr, desc="analysis", unit="part", disable=not progress)
 
 
 def _check_dims(problem: Problem, dims: dict[str, int]) -> dict[str, int]:

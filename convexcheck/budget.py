@@ -70,21 +70,18 @@ class Deadline:
     def check(self, stage: str | Callable[[], str]) -> None:
         """Raise BudgetSpent if the budget is spent; `stage` (text, or a function giving
         it, formed only then) names the step about to start."""
-        if not self.over():
-            return
-        if self.spent is None:
-            text = stage() if callable(stage) else stage
-            self.spent = f"{self.where}: {text}" if self.where else text
-        raise BudgetSpent(self.spent)
+        if self.stop(stage):
+            raise BudgetSpent(self.spent)
 
     def stop(self, stage: str | Callable[[], str]) -> bool:
         """As `check`, but answering whether to stop instead of raising: for a loop that
         keeps what it has found (sampling's verified witnesses)."""
-        try:
-            self.check(stage)
-        except BudgetSpent:
-            return True
-        return False
+        if not self.over():
+            return False
+        if self.spent is None:
+            text = stage() if callable(stage) else stage
+            self.spent = f"{self.where}: {text}" if self.where else text
+        return True
 
 
 UNLIMITED = Budget(math.inf)

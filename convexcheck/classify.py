@@ -3,6 +3,7 @@ words, and the check that the domain the proof holds on is convex."""
 from __future__ import annotations
 
 import math
+import threading
 from collections import OrderedDict
 from fractions import Fraction
 
@@ -21,6 +22,7 @@ from .signs import Interval, domain_facts
 
 CACHED = 512        # certificates kept, the most recently used
 _CACHE: OrderedDict = OrderedDict()
+_LOCK = threading.Lock()            # analyses may run in threads (solvers call analyze)
 
 
 def classify(expr: Expr, variables: list[Var], attributes: dict[str, Attributes],
@@ -31,16 +33,25 @@ def classify(expr: Expr, variables: list[Var], attributes: dict[str, Attributes]
     `deadline`: checked at every step; BudgetSpent leaves nothing behind (only finished
     certificates are kept, so an interrupted one is never read as a result)."""
     key = (expr, tuple(variables), frozenset(attributes.items()), frozenset((lengths or {}).items()))
-    cert = _CACHE.get(key)
+    with _LOCK:
+        cert = _CACHE.get(key)
+        if cert is not None:
+            _CACHE.move_to_end(key)
     if cert is None:
-        cert = _CACHE[key] = _classified(*key, deadline)
-        if len(_CACHE) > CACHED:
-            _CACHE.popitem(last=False)
-    _CACHE.move_to_end(key)
+        cert = _classified(*key, deadline)
+        with _LOCK:
+            _CACHE[key] = cert
+            if len(_CACHE) > CACHED:
+                _CACHE.popitem(last=False)
     return Certificate(cert.convex, cert.concave, list(cert.rules), list(cert.failures))
 
 
-classify.cache_clear = _CACHE.clear      # as an lru_cache's: the next call classifies afresh
+def _clear() -> None:
+    with _LOCK:
+        _CACHE.clear()
+
+
+classify.cache_clear = _clear      # as an lru_cache's: the next call classifies afresh
 
 
 def _classified(expr: Expr, variables: tuple, attributes: frozenset, lengths: frozenset,

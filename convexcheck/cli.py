@@ -16,7 +16,7 @@ from tensorcalc.cli import guarded, version
 from tensorcalc.options import finite, name_length, whole
 
 from .analysis import analyze
-from .budget import DEFAULT_SECONDS, Budget
+from .budget import DEFAULT_SECONDS
 from .problem import load_problem
 
 
@@ -60,15 +60,13 @@ def seconds(text: str) -> float:
     return math.inf if text.strip().lower() in ("inf", "infinity", "none") else finite(0.0)(text)
 
 
-seconds.__name__ = "seconds"
-
 
 def run(args: argparse.Namespace) -> int:
     """`convexcheck analyze` with parsed arguments."""
     problem = load_problem(args.file)
     report = analyze(problem, samples=args.samples, seed=args.seed, dims=dict(args.dim),
                      progress=not args.no_progress and not args.json and sys.stderr.isatty(),
-                     budget=Budget(args.budget))
+                     budget=args.budget)
     print(json.dumps(report.to_dict(), indent=2) if args.json else report.to_text())
     return 0
 

@@ -194,7 +194,7 @@ def search(part_expr, problem: Problem, variables: list[str], *, samples: int = 
     hessian, layout = _plan(part_expr, problem, variables, sizes, want, fixed)
     samples = _affordable(hessian, part_expr, problem, sizes, samples, guard, variables)
     rng, tally = np.random.default_rng(seed), _Tally(set(want), guard=guard)
-    with _bar(progress, samples) as bar:
+    with progress_bar(progress, samples, desc="sampling", leave=False) as bar:
         for k in range(ATTEMPTS * samples):
             if tally.done(samples) or deadline.stop(lambda: f"sampling (after {tally.samples} of {samples} "
                                                             f"points)"):
@@ -278,7 +278,8 @@ def _examine(expr, problem, hessian, layout: Layout, point, tally: _Tally) -> bo
     return True
 
 
-def _bar(progress, total: int):
-    """A tqdm bar on stderr that appears only after a second; disabled when not wanted."""
+def progress_bar(progress, total: int, **options):
+    """A tqdm bar on stderr that appears only after a second; disabled when not wanted
+    (`options`: tqdm's desc, unit, leave)."""
     from tqdm import tqdm
-    return tqdm(total=total, delay=1.0, file=sys.stderr, desc="sampling", leave=False, disable=not progress)
+    return tqdm(total=total, delay=1.0, file=sys.stderr, disable=not progress, **options)

@@ -151,11 +151,11 @@ def _definite(attrs: Attributes, shape, rng, scale) -> np.ndarray:
         mirrored = Attributes(None if attrs.upper is None else -attrs.upper, attrs.upper_strict,
                               None if attrs.lower is None else -attrs.lower, attrs.lower_strict,
                               True, "psd" if attrs.definite == "nsd" else "pd")
-        return -_positive(mirrored, shape[0], rng, scale, attrs.describe())
-    return _positive(attrs, shape[0], rng, scale, attrs.describe())
+        return -_positive(mirrored, shape[0], rng, scale, attrs)
+    return _positive(attrs, shape[0], rng, scale, attrs)
 
 
-def _positive(attrs: Attributes, n: int, rng, scale, described: str) -> np.ndarray:
+def _positive(attrs: Attributes, n: int, rng, scale, declared: Attributes) -> np.ndarray:
     """shift * ones + t * P, P = G G^T / n (+ I if pd): a rank-one psd shift lifts the
     entries above a positive lower bound, and t keeps them below the upper one. t grows
     with the shift, so that rounding of the shift does not swallow P, and the entries stay
@@ -167,11 +167,11 @@ def _positive(attrs: Attributes, n: int, rng, scale, described: str) -> np.ndarr
     p = g @ g.T / n + (0.5 * np.eye(n) if attrs.definite == "pd" else 0.0)
     shift = lo if lo is not None and lo > 0 else 0.0
     if hi is not None and hi <= shift:
-        raise SampleError(f"no {n}x{n} matrix is {described!r}: its diagonal needs entries above "
+        raise SampleError(f"no {n}x{n} matrix is {declared.describe()!r}: its diagonal needs entries above "
                           f"{shift:g} and below {hi:g}; widen the bounds")
     top = FLOAT_MAX / (4 * n) if hi is None else min(hi, FLOAT_MAX / (4 * n))
     if top <= shift:
-        raise SampleError(f"every {n}x{n} matrix that is {described!r} has an eigenvalue of magnitude at "
+        raise SampleError(f"every {n}x{n} matrix that is {declared.describe()!r} has an eigenvalue of magnitude at "
                           f"least {n} times {shift:g}, beyond float64 (about {FLOAT_MAX:.3g}); rescale the "
                           f"problem so that its bounds are smaller")
     room = min(top - shift, math.inf if lo is None or lo >= 0 else -lo)
