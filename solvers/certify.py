@@ -50,6 +50,8 @@ RAY = tuple(4.0 ** k for k in range(-5, 3))   # distances of the no-minimiser te
 BEYOND = tuple(16.0 ** k for k in range(2, 16))   # and where it must go on falling (to 1.2e18)
 OPEN = 1e-8                                   # how near a strict bound an infimum there is seen
 EPS = float(np.finfo(float).eps)
+ROUNDING = 16 * EPS   # the exact checks' relative tolerance (`farkas` per row, `ray` per coordinate)
+LARGEST = 10 ** 6     # at most this many entries in a dense check's matrix (`farkas`, `ray`)
 
 
 @dataclass

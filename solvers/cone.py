@@ -58,14 +58,14 @@ def inverse(xp, M):
     if L is None:
         raise ValueError("cone.inverse: the matrix is not positive definite to working precision "
                          "(an interior-point state outside its cone)")
+    return _inverse_from(xp, L)
+
+
+def _inverse_from(xp, L):
+    """inv(M), symmetrised, from the lower Cholesky factor L of M (`factor`)."""
     Li = xp.linalg.inv(L)
     Mi = Li.T @ Li
     return (Mi + Mi.T) / 2
-
-
-def inside(space, y) -> bool:
-    """Whether every cone's M at y is inside in the sense of `factor`."""
-    return all(factor(space.xp, M) is not None for M in matrices(space, y))
 
 
 def reduce(space, mats):
@@ -120,13 +120,14 @@ def products(space, y, Zs, mu: float) -> list:
 def barrier(space, y):
     """(B, gradient) of B = -sum log det M in y; B = inf outside a cone."""
     xp = space.xp
-    value = 0.0
+    value, inverses = 0.0, []
     for M in matrices(space, y):
         L = factor(xp, M)
         if L is None:
             return math.inf, xp.zeros(space.n)
         value -= 2.0 * float(xp.sum(xp.log(xp.diagonal(L))))
-    return value, -reduce(space, [inverse(xp, M) for M in matrices(space, y)])
+        inverses.append(_inverse_from(xp, L))
+    return value, -reduce(space, inverses)
 
 
 def degree(space) -> int:

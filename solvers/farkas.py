@@ -18,10 +18,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog
 
+from .certify import LARGEST, ROUNDING   # ROUNDING per row; LARGEST entries in [a_i b_i]
 from .space import bounds
-
-ROUNDING = 16 * float(np.finfo(float).eps)   # per row: the checks' relative tolerance
-LARGEST = 10 ** 6                            # at most this many entries in [a_i b_i]
 
 
 def infeasible(view, cons) -> list[str] | None:

@@ -250,16 +250,17 @@ def _start(ip: Interior, mth: Method, st: State) -> Iterate:
 
 def _loop(ip: Interior, mth: Method, it: Iterate, max_iter: int, sign: float, history: list):
     xp, qp, opts = ip.xp, mth.qp, ip.opts
+    first = None                                                  # f at the first iterate
     for k in range(max_iter + 1):
         Hy = qp.hy(xp, it.y)
         rd, rb, re = mth.residuals(it, Hy)
         f = qp.value(xp, it.y, Hy)
         need = gap_needed(xp, ip.tol, f, Hy + qp.q, it.y)         # the gap the stop asks for
-        f0 = f if k == 0 else f0
+        first = f if k == 0 else first
         status, record = _check(ip, mth, it, f, need, rd, k, max_iter, sign)
         message = None
         if status is None and it.y.size and float(xp.abs(it.y).max()) > FAR:
-            status, message = run_off(f, f0, record.violation)
+            status, message = run_off(f, first, record.violation)
         history.append(record)
         if status is None:
             moved = _iterate(mth, it, rd, rb, re, record, FLOOR * need / max(mth.m, 1))

@@ -31,12 +31,11 @@ from __future__ import annotations
 import numpy as np
 
 from . import certify
+from .certify import LARGEST, ROUNDING   # ROUNDING per coordinate; LARGEST Jacobian entries (dense SVD)
 from .feasibility import INFEASIBLE
 from .space import bounds
 
-ROUNDING = 16 * float(np.finfo(float).eps)    # per coordinate: the checks' relative tolerance
 ROUNDS = 20          # alternating roundings onto the equalities, cones and bounds
-LARGEST = 10 ** 6    # at most this many entries in the constraints' Jacobian (dense SVD)
 
 
 def unbounded(view, cons, y, y0) -> tuple[float, float, float] | None:
@@ -49,19 +48,19 @@ def unbounded(view, cons, y, y0) -> tuple[float, float, float] | None:
     _, J = cons.values_jacobian(y)
     if J.size > LARGEST or not np.isfinite(J).all():
         return None
-    E = J[cons.equality]
+    E, absJ = J[cons.equality], np.abs(J)
     basis, inverse, e = _row_space(E), np.linalg.pinv(E), _offset(cons, E, y)
     lower, upper = bounds(view.obj, view.space, strict=True)
-    p = y if _holds(view, cons, J, y) else _rounded(view, basis.size, y, lambda z: z - inverse @ (E @ z - e),
+    p = y if _holds(view, cons, absJ, y) else _rounded(view, basis.size, y, lambda z: z - inverse @ (E @ z - e),
                                                      lower, upper)
     d = _rounded(view, basis.size, y - y0, lambda z: z - basis.T @ (basis @ z),
                  np.where(np.isfinite(lower), 0.0, -np.inf), np.where(np.isfinite(upper), 0.0, np.inf))
     size = float(np.abs(d).max())
-    if not (np.isfinite(p).all() and size > 0 and _holds(view, cons, J, p)):
+    if not (np.isfinite(p).all() and size > 0 and _holds(view, cons, absJ, p)):
         return None
     d = d / size
     unit = certify.scale(view, p, y0)
-    if not all(_holds(view, cons, J, p + (r * unit) * d) for r in certify.RAY + certify.BEYOND):
+    if not all(_holds(view, cons, absJ, p + (r * unit) * d) for r in certify.RAY + certify.BEYOND):
         return None
     closed = _Closed(view)
     found = certify.no_minimiser(closed, p, closed.value(p), [d], y0)
@@ -115,17 +114,17 @@ def _into_cones(space, z):
     return z
 
 
-def _holds(view, cons, J, p) -> bool:
+def _holds(view, cons, absJ, p) -> bool:
     """Every constraint row at p within INFEASIBLE + ROUNDING n |J_i|.|p| (the rounding
     of its n terms: a row that truly grows along d, however slowly, fails far enough out),
     every bound within INFEASIBLE + ROUNDING n |p|, every cone's lowest eigenvalue above
-    -ROUNDING n times its largest."""
+    -ROUNDING n times its largest. absJ is |J|, the constraints' Jacobian's absolute values."""
     rounding = ROUNDING * view.n
     values = cons.values(p)
     if not np.isfinite(values).all():
         return False
     excess = np.where(cons.equality, np.abs(values), np.maximum(values, 0.0))
-    if np.any(excess > INFEASIBLE + rounding * (np.abs(J) @ np.abs(p))):
+    if np.any(excess > INFEASIBLE + rounding * (absJ @ np.abs(p))):
         return False
     box, allowed = view.box, INFEASIBLE + rounding * float(np.abs(p).max())
     if box is not None and (np.any(box.lower - p > allowed) or np.any(p - box.upper > allowed)):

@@ -57,8 +57,8 @@ def _check_matrix_start(v: Free, value: np.ndarray) -> None:
     if a.definite:
         sign = 1.0 if a.definite in ("pd", "psd") else -1.0
         inner = sign * (value + value.T) / 2
-        low = float(np.linalg.eigvalsh(inner).min())
         if cone.factor(np, inner) is None:          # positive definite to working precision
+            low = float(np.linalg.eigvalsh(inner).min())
             raise SolverError(f"x0[{v.name!r}] must be strictly inside the {a.definite} cone to start "
                               f"(its {'lowest' if sign > 0 else 'highest'} eigenvalue is "
                               f"{sign * low:.3g}); add a multiple of the identity")
