@@ -284,7 +284,7 @@ def _power(t, e, a):
     p = e.get_data()[0]
     if hasattr(p, "parameters") and p.parameters():
         raise ProblemError("power with a parameter exponent is not supported; give a number")
-    p = float(value_of(p, "the exponent of power") if hasattr(p, "value") else p)
+    p = float(value_of(p, "the exponent of power"))
     return a if p == 1 else Node(f"({a.text} ^ {number(p)})", a.shape)
 
 

@@ -26,7 +26,10 @@ ATTRIBUTES = {"nonneg": "nonneg", "pos": "pos", "nonpos": "nonpos", "neg": "neg"
 
 def value_of(e, what: str) -> np.ndarray:
     """CVXPY's value of `e` (a constant subexpression, a parameter, a bound) as finite real
-    data (`as_array`); a ProblemError naming `what` when CVXPY cannot compute it."""
+    data (`as_array`); a ProblemError naming `what` when CVXPY cannot compute it. Plain
+    data (not a CVXPY object) is read by `as_array` directly."""
+    if not hasattr(type(e), "value"):          # the class, so no property is evaluated here
+        return as_array(e, what)
     try:
         with np.errstate(all="ignore"):
             value = e.value
@@ -61,7 +64,7 @@ def _bounds(bounds, name: str) -> list[str]:
     words = []
     for op, bound in zip((">=", "<="), bounds):
         what = f"the bounds of {name!r}"
-        arr = None if bound is None else value_of(bound, what) if hasattr(bound, "value") else as_array(bound, what)
+        arr = None if bound is None else value_of(bound, what)
         if arr is None or not np.all(np.isfinite(arr)):
             continue
         if not np.all(arr == arr.flat[0]):
