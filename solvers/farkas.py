@@ -29,8 +29,11 @@ def infeasible(view, cons) -> list[str] | None:
     affine, or there are cones. Host (NumPy) arrays only."""
     if view.space.cones or not cons.affine() or view.xp is not np:
         return None
-    A, b, labels = _rows(view, cons)
-    if not len(b) or A.size + b.size > LARGEST or not (np.isfinite(A).all() and np.isfinite(b).all()):
+    rows = _rows(view, cons)
+    if rows is None:
+        return None
+    A, b, labels = rows
+    if not len(b) or not (np.isfinite(A).all() and np.isfinite(b).all()):
         return None
     size = np.abs(A).max(axis=1, initial=0.0)
     size = np.where(size > 0, size, np.abs(b))
@@ -66,20 +69,30 @@ def _checked(A, b, u) -> bool:
 
 def _rows(view, cons):
     """(A, b, labels): every row as a_i'y <= b_i, from the values and Jacobian at y = 0
-    (exact for affine rows), equalities by both signs, bounds as rows."""
+    (exact for affine rows), equalities by both signs, bounds as rows; None where
+    [A b] would have more than LARGEST entries (decided before anything is built)."""
     n = view.n
+    eq = np.asarray(cons.equality, dtype=bool)
+    lower, upper = bounds(view.obj, view.space, strict=True)
+    low, up = np.isfinite(lower), np.isfinite(upper)
+    if (cons.m + int(eq.sum()) + int(low.sum()) + int(up.sum())) * (n + 1) > LARGEST:
+        return None
     c, J = cons.values_jacobian(np.zeros(n))
-    eq = np.asarray(cons.equality)
     row_labels = np.repeat(cons.labels, [s.stop - s.start for s in cons.slices]) if cons.m else np.zeros(0)
     blocks = [(J[~eq], -c[~eq], row_labels[~eq]), (J[eq], -c[eq], row_labels[eq]), (-J[eq], c[eq], row_labels[eq])]
-    lower, upper = bounds(view.obj, view.space, strict=True)
     names = _names(view)
-    I = np.eye(n)
-    low, up = np.isfinite(lower), np.isfinite(upper)
-    blocks += [(-I[low], -lower[low], [f"lower bound of {k}" for k in names[low]]),
-               (I[up], upper[up], [f"upper bound of {k}" for k in names[up]])]
+    blocks += [(-_units(low, n), -lower[low], [f"lower bound of {k}" for k in names[low]]),
+               (_units(up, n), upper[up], [f"upper bound of {k}" for k in names[up]])]
     A = np.vstack([blk[0].reshape(-1, n) for blk in blocks])
     return A, np.concatenate([blk[1] for blk in blocks]), [str(l) for blk in blocks for l in blk[2]]
+
+
+def _units(which: np.ndarray, n: int) -> np.ndarray:
+    """The rows of the n x n identity where `which` holds, without forming the identity."""
+    picked = np.flatnonzero(which)
+    rows = np.zeros((len(picked), n))
+    rows[np.arange(len(picked)), picked] = 1.0
+    return rows
 
 
 def _names(view) -> np.ndarray:
