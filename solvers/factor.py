@@ -6,6 +6,8 @@ K^-1: `lowrank.Factor`, `elimination.Factor`).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.linalg import cho_solve, lapack
 
@@ -60,6 +62,9 @@ def schur_inverse(xp, S):
     returns finite garbage (a step of 1e15) instead of failing; on the dropped directions
     the rows ask nothing the others do not (consistent rows) or nothing any step can give
     (inconsistent rows: the iterate then stalls at a point of least violation)."""
+    if S.shape == (1, 1):                       # one equality (a budget, a simplex): as eigh gives it
+        s = float(S[0, 0])
+        return xp.full((1, 1), 1.0 / s if s > 0 and s < math.inf else 0.0)
     w, V = xp.linalg.eigh((S + S.T) / 2)
     top = float(xp.abs(w).max()) if w.size else 0.0
     keep = w > DEPENDENT * top
