@@ -14,7 +14,7 @@ import sys
 import convexcheck.cli
 import solvers.cli
 import tensorcalc.cli
-from convexcheck.problem import parse_problem
+from convexcheck.problem.reader import parse_problem
 from tensorcalc import dag
 
 RUN = {"analyze": convexcheck.cli.run, "solve": solvers.cli.run}

@@ -34,8 +34,9 @@ from tqdm import tqdm
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))     # tests/convexity_cases.py
 
-import convexcheck  # noqa: E402
 from convexity_cases import CASES  # noqa: E402
+
+import convexcheck  # noqa: E402
 
 # Each example's objective as a function: (convex for every admissible parameter, concave).
 EXAMPLE_TRUTH = {

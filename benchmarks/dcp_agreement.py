@@ -43,12 +43,12 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))     # tests/dcp_atoms.py and dcp_nested.py
 
 import cvxpy  # noqa: E402
-from tqdm import tqdm  # noqa: E402
-
-import convexcheck  # noqa: E402,F401 - imported before the tests modules, which import it too
 import dcp_atoms  # noqa: E402
 import dcp_nested  # noqa: E402
 from dcp_atoms import CATEGORIES, KINDS, compare  # noqa: E402
+from tqdm import tqdm  # noqa: E402
+
+import convexcheck  # noqa: E402,F401 - imported before the tests modules, which import it too
 
 GENERATORS = {"atoms": dcp_atoms.random_cases, "nested": dcp_nested.random_cases}
 TARGET = 99.0       # percent of DCP-proven sides convexcheck must prove (issue 13)

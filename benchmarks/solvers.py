@@ -17,7 +17,7 @@ mean_i log(1 + exp(-y_i x_i.w)) + lam/2 ||w||^2 with lam = 1/m, which is scikit-
 LogisticRegression(C=1, fit_intercept=False) divided by m, to max|g| <= 1e-8 on this scaled
 objective. Ours (newton, newton-cg, lbfgs, gd) via solvers.minimize; scikit-learn
 newton-cholesky and lbfgs at several tol (1e-4 is its default); scipy.optimize.minimize
-(method="trust-exact") on our compiled f, g and H (solvers.objective.Objective); CVXPY with
+(method="trust-exact") on our compiled f, g and H (solvers.objective.smooth.Objective); CVXPY with
 its default solver in a separate process with a time limit. Every row's objective is
 compared with the reference, the lowest objective found. Warm times are medians of
 --repeats calls, taken in interleaved rounds after the first call of each row (for ours
@@ -42,14 +42,14 @@ test, files under the temporary directory): a default run never overwrites resul
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import datetime
+import importlib.util
 import multiprocessing as mp
 import os
 import pathlib
-import subprocess
 import queue as queues
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -64,11 +64,12 @@ if sys.path and pathlib.Path(sys.path[0] or ".").resolve() == ROOT / "benchmarks
 import numpy as np  # noqa: E402
 
 import solvers  # noqa: E402
-from convexcheck import certificate  # noqa: E402
-from convexcheck.problem import parse_problem  # noqa: E402
-from solvers import api as solvers_api, objective as solvers_objective  # noqa: E402
-from solvers.data import prepare  # noqa: E402
 from benchmarks import solver_coldstart, solver_constrained  # noqa: E402
+from convexcheck.hessian import certificate  # noqa: E402
+from convexcheck.problem.reader import parse_problem  # noqa: E402
+from solvers import api as solvers_api
+from solvers.objective import smooth as solvers_objective  # noqa: E402
+from solvers.task.prepare import prepare  # noqa: E402
 
 LOGISTIC = (ROOT / "examples" / "logistic_regression_l2.tc").read_text()   # the problem file
 MC_FILE = ROOT / "examples" / "matrix_factorisation.tc"
@@ -390,6 +391,7 @@ def commit() -> str:
 
 def header(args, argv) -> str:
     import platform
+
     import scipy
     versions = [f"NumPy {np.__version__}", f"SciPy {scipy.__version__}"]
     for name in ("sklearn", "cvxpy"):

@@ -14,7 +14,7 @@ import time
 
 import tensorcalc as tc
 from tensorcalc import dag
-from tensorcalc.check import check_derivative
+from tensorcalc.derivatives.check import check_derivative
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))

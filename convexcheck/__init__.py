@@ -14,13 +14,13 @@
 whose `to_dict()` is what `convexcheck analyze --json` prints. `from_cvxpy` and
 `analyze_cvxpy` translate CVXPY expressions and problems (cvxpy is imported only there).
 """
-from .analysis import analyze
-from .bridge import analyze_cvxpy, from_cvxpy
-from .budget import Budget
-from .certificate import Certificate, certify
-from .model import Attributes, Declaration, Part, Problem
-from .problem import ProblemError, load_problem
-from .report import Report
+from convexcheck.analysis import analyze
+from convexcheck.bridge.translate import analyze_cvxpy, from_cvxpy
+from convexcheck.budget import Budget
+from convexcheck.hessian.certificate import Certificate, certify
+from convexcheck.problem.model import Attributes, Declaration, Part, Problem
+from convexcheck.problem.reader import ProblemError, load_problem
+from convexcheck.report import Report
 
 __all__ = ["analyze", "Budget", "load_problem", "certify", "Certificate", "Problem", "Part", "Declaration",
            "Attributes", "Report", "ProblemError", "from_cvxpy", "analyze_cvxpy"]

@@ -22,17 +22,16 @@ from dataclasses import dataclass
 import numpy as np
 
 import tensorcalc as tc
-
-from . import entrywise
-from .budget import Budget, BudgetSpent, Deadline
-from .certificate import Certificate, axis_lengths
-from .chords import chord_witnesses, kinked
-from .classify import classify
-from .model import Attributes, Part, Problem
-from .problem import load_problem
-from .report import PartReport, Report, Side
-from .sampling import GUARD_FLOOR, GUARD_TOLERANCE, KINDS, progress_bar, search
-from .values import not_real, satisfies
+from convexcheck.budget import Budget, BudgetSpent, Deadline
+from convexcheck.composition.classify import classify
+from convexcheck.hessian.certificate import Certificate, axis_lengths
+from convexcheck.problem import entrywise
+from convexcheck.problem.admissible import not_real, satisfies
+from convexcheck.problem.model import Attributes, Part, Problem
+from convexcheck.problem.reader import load_problem
+from convexcheck.report import PartReport, Report, Side
+from convexcheck.witness.chords import chord_witnesses, kinked
+from convexcheck.witness.sampling import GUARD_FLOOR, GUARD_TOLERANCE, KINDS, progress_bar, search
 
 MAX_ASSUMPTIONS = 8
 GUARD_SAMPLES = 5        # points sampled for a part whose both sides are proven (the guard's check)

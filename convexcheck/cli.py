@@ -12,13 +12,11 @@ import json
 import math
 import sys
 
+from convexcheck.analysis import analyze
+from convexcheck.budget import DEFAULT_SECONDS
+from convexcheck.problem.reader import load_problem
 from tensorcalc.cli import guarded, version
 from tensorcalc.options import finite, name_length, whole
-
-from .analysis import analyze
-from .budget import DEFAULT_SECONDS
-from .problem import load_problem
-
 
 MAX_SAMPLES = 100_000
 MAX_LENGTH = 100_000    # of a named dimension (as `analysis` checks it)

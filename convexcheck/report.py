@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .model import Part, Problem
+from convexcheck.problem.model import Part, Problem
 
 VERDICTS = ("proven", "disproved", "unknown")
 WIDTH = 100

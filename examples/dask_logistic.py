@@ -23,15 +23,11 @@ import pathlib
 import sys
 import time
 
-# Run as a script, this folder is sys.path[0], and its tensorcalc/ (problem files) would
-# shadow the tensorcalc package: put the repository root there instead.
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-if sys.path and pathlib.Path(sys.path[0] or ".").resolve() == ROOT / "examples":
-    sys.path[0] = str(ROOT)
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-import solvers  # noqa: E402
+import solvers
 
 PROBLEM = (ROOT / "examples" / "logistic_regression_l2.tc").read_text()
 

@@ -18,11 +18,9 @@ import sys
 import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
-if sys.path and pathlib.Path(sys.path[0]).resolve() == HERE:
-    sys.path[0] = str(HERE.parent)       # examples/tensorcalc would shadow the package
 
-import convexcheck  # noqa: E402
-import solvers  # noqa: E402
+import convexcheck
+import solvers
 
 
 def make_data(seed: int = 0) -> dict[str, dict[str, np.ndarray]]:

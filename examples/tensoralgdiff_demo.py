@@ -17,11 +17,9 @@ import sys
 import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
-if sys.path and pathlib.Path(sys.path[0]).resolve() == HERE:
-    sys.path[0] = str(HERE.parent)       # examples/tensorcalc would shadow the package
 
-import tensorcalc as tc  # noqa: E402
-from tensorcalc.indexnotation import element_derivatives  # noqa: E402
+import tensorcalc as tc
+from tensorcalc.printing.index import element_derivatives
 
 TEXT = "f[i, j] = exp(-sum(k, 0, 4, (a[i, k] + b[j, k])^2 * c[i, i] + d[i + k]^3))"
 SHAPES = {"a": (3, 5), "b": (4, 5), "c": (3, 3), "d": (8,), "f": (3, 4)}

@@ -21,9 +21,9 @@ coordinates, cones), `bounds` (projected methods), `constraints` (compiled c(x))
 `interior` with `pathfollow` and `cone` (the interior-point method), `lagrangian`
 (the augmented Lagrangian).
 """
-from .alternate import alternate
-from .api import METHODS, minimize
-from .data import SolverError
-from .history import Iteration
+from solvers.api import METHODS, minimize
+from solvers.methods.alternate import alternate
+from solvers.methods.history import Iteration
+from solvers.task.prepare import SolverError
 
 __all__ = ["minimize", "alternate", "SolverError", "Iteration", "METHODS"]

@@ -9,16 +9,17 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from convexcheck import analyze
-from tensorcalc import cache
-
-from . import constrained, epigraph, feasibility
-from .data import SolverError, Task, prepare
-from .device import array_module, to_host
-from .firstorder import LBFGS, GradientDescent
-from .history import optimize_result
-from .loop import Options, run
-from .newton import Newton, NewtonCG
-from .objective import Objective
+from solvers.constrained import dispatch as constrained
+from solvers.constrained import feasibility
+from solvers.methods.firstorder import LBFGS, GradientDescent
+from solvers.methods.history import optimize_result
+from solvers.methods.loop import Options, run
+from solvers.methods.newton import Newton, NewtonCG
+from solvers.objective.smooth import Objective
+from solvers.reformulate import epigraph
+from solvers.task.device import array_module, to_host
+from solvers.task.prepare import SolverError, Task, prepare
+from tensorcalc.store import cache
 
 if TYPE_CHECKING:
     from scipy.optimize import OptimizeResult
@@ -42,12 +43,12 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
     method: "newton" (Cholesky, damped when needed; block-diagonal Hessians solved by
       blocks), "newton-cg" (Hessian-vector products), "lbfgs", "gd", or "auto" (picked
       from the problem's structure: `constrained.auto`). With constraints, closed bounds
-      or matrix variables see `solvers.constrained`: bounds are kept by the projected
+      or matrix variables see `solvers.constrained.dispatch`: bounds are kept by the projected
       method, constraints by an interior-point method (newton) or an augmented
       Lagrangian (the others), pd/psd matrices inside their cone.
     Kinks: abs and relu of affine arguments where the objective grows with them (the
       lasso's lam * sum(abs(w)), hinge losses, L1 fits; also in `<=` constraints) are
-      lifted into epigraph variables and affine constraints (`solvers.epigraph`, on the
+      lifted into epigraph variables and affine constraints (`solvers.reformulate.epigraph`, on the
       CPU), so every method meets a smooth problem; the result speaks of the original
       variables and objective, and `lifted` names the variables added.
     device: "cpu" (NumPy) or "gpu" (CuPy).
@@ -56,7 +57,7 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
       `warning` that the point found may be only local.
     second_order: where the method would stop, unless the objective is proven convex,
       check that the point is a local minimum (the Hessian's lowest eigenvalue, see
-      `solvers.certify`): from a saddle or a maximum the solve steps along a direction of
+      `solvers.methods.stopping`): from a saddle or a maximum the solve steps along a direction of
       negative curvature and goes on. Either way the objective is probed along the
       direction of travel: one that keeps falling there has no minimiser (status 5).
 
@@ -65,11 +66,11 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
     status (0 converged, 1 iteration limit, 2 line search failed, 3 callback, 4 a
     stationary point that is not a local minimum, 5 no minimiser: the objective falls
     without bound or towards an infimum it does not attain, 6 infeasible: no point
-    satisfies every constraint, x is one of least violation, see `solvers.feasibility`),
+    satisfies every constraint, x is one of least violation, see `solvers.constrained.feasibility`),
     success (status 0: the KKT conditions hold to gtol), message, convexity, warning,
     method (for "auto" the one picked), device, constr_violation (the largest violation
     of a constraint, bound or cone; 0 without any), multipliers (by constraint label, see
-    `solvers.constrained`), lifted (where kinks were lifted: the variables added), and
+    `solvers.constrained.dispatch`), lifted (where kinks were lifted: the variables added), and
     history: one `Iteration` per iterate (with `kkt` and `violation` under constraints).
     """
     if method not in METHODS and method != "auto":
@@ -220,7 +221,7 @@ def convexity_of(task: Task) -> tuple[str, str | None]:
 
 @lru_cache(maxsize=64)
 def _verdict(expr, sense, declarations, constraints=()) -> str:
-    from convexcheck.model import Part, Problem
+    from convexcheck.problem.model import Part, Problem
     need = {"minimize": "convex", "maximize": "concave"}[sense]
     problem = Problem(dict(declarations), sense, Part("objective", "", expr, need), constraints)
     return cache.cached("verdict", (expr, sense, declarations, constraints),

@@ -14,13 +14,12 @@ import re
 import numpy as np
 
 from convexcheck import load_problem
+from solvers.api import METHODS, minimize
+from solvers.methods.alternate import alternate
+from solvers.task.device import DEVICES
+from solvers.task.files import STATUS, check_out, read_npz, write_npz
+from solvers.task.prepare import SolverError
 from tensorcalc.options import blocks, finite, whole
-
-from .alternate import alternate
-from .api import METHODS, minimize
-from .data import SolverError
-from .device import DEVICES
-from .files import STATUS, check_out, read_npz, write_npz
 
 MAX_ITER = 10_000_000    # as `solvers.minimize` accepts
 EPILOG = ("exit status: 0 converged, 1 stopped without converging (or no minimiser, or infeasible), "

@@ -2,7 +2,7 @@
 
 SciPy formats nested dicts by the width of their longest key, so `print(result)` of a
 plain OptimizeResult raises ValueError when a field is an empty dict (`multipliers` of an
-unconstrained solve). This module imports scipy.optimize, so `solvers.history` imports it
+unconstrained solve). This module imports scipy.optimize, so `solvers.methods.history` imports it
 only when a result is built (`convexcheck analyze` never pays for SciPy).
 """
 from __future__ import annotations

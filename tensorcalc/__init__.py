@@ -11,19 +11,19 @@ into the language and evaluated with NumPy.
     >>> tensorcalc.evaluate(H, {"x": np.ones(2), "A": A}).tolist()
     [[0.0, 3.0], [3.0, 6.0]]
 """
-from .dag import Axis, Expr, Spec, count_nodes, variables
-from .check import check_derivative
-from .compiled import compile
-from .diff import derivative, hessian
-from .simplification import simplify
-from .errors import DomainError, ParseError, ShapeError, TensorCalcError
-from .evaluation import evaluate
-from .graph import digest, same_structure
-from .forward import pushforward
-from .matrix import as_matrix, hessian_matrix
-from .infer import Input, parse, parse_expr
-from .definitions import parse_def
-from .printer import to_text
+from tensorcalc.algebra.simplify import simplify
+from tensorcalc.codegen.compiled import compile
+from tensorcalc.codegen.matrix_views import as_matrix, hessian_matrix
+from tensorcalc.dag import Axis, Expr, Spec, count_nodes, variables
+from tensorcalc.derivatives.check import check_derivative
+from tensorcalc.derivatives.forward import pushforward
+from tensorcalc.derivatives.reverse import derivative, hessian
+from tensorcalc.errors import DomainError, ParseError, ShapeError, TensorCalcError
+from tensorcalc.graph import digest, same_structure
+from tensorcalc.language.definitions import parse_def
+from tensorcalc.language.meaning import Input, parse, parse_expr
+from tensorcalc.numeric.evaluate import evaluate
+from tensorcalc.printing.text import to_text
 
 __all__ = [
     "Axis", "Expr", "Spec", "Input", "TensorCalcError", "ParseError", "ShapeError", "DomainError",

@@ -23,13 +23,13 @@ import sys
 import warnings
 from typing import Callable, NamedTuple
 
-from . import dag
-from .check import check_derivative, derivative_chain
-from .dag import Axis, Expr, Var
-from .errors import TensorCalcError
-from .infer import parse, parse_expr
-from .options import finite, whole
-from .printer import to_text
+from tensorcalc import dag
+from tensorcalc.dag import Axis, Expr, Var
+from tensorcalc.derivatives.check import check_derivative, derivative_chain
+from tensorcalc.errors import TensorCalcError
+from tensorcalc.language.meaning import parse, parse_expr
+from tensorcalc.options import finite, whole
+from tensorcalc.printing.text import to_text
 
 MAX_FILE = 8_000_000
 MAX_POINTS = 1000   # each point costs finite differences in every entry of the variable
@@ -51,7 +51,8 @@ ReadProblem = Callable[[str, "str | None"], Source]   # (text, file name) -> Sou
 
 def version() -> str:
     """The installed version of the distribution (convexcheck, which ships tensorcalc)."""
-    from importlib.metadata import PackageNotFoundError, version as installed
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
     try:
         return installed("convexcheck")
     except PackageNotFoundError:

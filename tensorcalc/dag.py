@@ -10,7 +10,7 @@ the variable axis it stands for (`Axis("x", 0)`: the first axis of x) after unif
 Axes no variable fixes (a lone `delta(1)`) are free: `Axis("", k)`.
 
 Node types: Var, Const, Delta, Sum, Product (n-ary contraction), Elementwise, Special, Power,
-Gather (affine index access, built and transposed in `tensorcalc.affine`). Subtraction,
+Gather (affine index access, built and transposed in `tensorcalc.gather.affine`). Subtraction,
 division, negation and the element-wise product are builders over these (table 3.1).
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ import weakref
 from functools import lru_cache
 from typing import Iterable, NamedTuple
 
-from .errors import TensorCalcError
+from tensorcalc.errors import TensorCalcError
 
 ELEMENTWISE = ("sin", "cos", "tan", "arcsin", "arccos", "arctan", "tanh", "exp", "log",
                "sign", "relu", "abs", "huber", "neg", "recip")
@@ -72,11 +72,11 @@ class Expr:
         return tuple(getattr(self, p) for p in self._params)
 
     def __str__(self) -> str:
-        from .printer import to_text
+        from tensorcalc.printing.text import to_text
         return to_text(self)
 
     def __repr__(self) -> str:
-        from .printer import to_text
+        from tensorcalc.printing.text import to_text
         text = to_text(self, limit=200)
         return f"<{type(self).__name__} order={self.order}: {text}>"
 
@@ -141,7 +141,7 @@ class Gather(Expr):
     gathered axes have the concrete lengths `shape` (out) and `source` (x). `rows` holds
     one (coefficients, constant, den) per gathered axis of x; `domain` (coefficients,
     constant) rows meaning coefficients . g + constant >= 0, and every row's numerator
-    divisible by its den. See `tensorcalc.affine`."""
+    divisible by its den. See `tensorcalc.gather.affine`."""
     __slots__ = ("batch", "shape", "source", "rows", "domain")
     _params = ("batch", "shape", "source", "rows", "domain")
 

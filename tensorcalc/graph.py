@@ -1,10 +1,38 @@
-"""Whole-graph helpers over expression DAGs: structural equality and stable fingerprints."""
+"""Whole-graph helpers over expression DAGs: bottom-up rewriting, substitution, structural
+equality and stable fingerprints.
+
+    >>> from tensorcalc import dag
+    >>> x, y = dag.var("x", ()), dag.var("y", ())
+    >>> e = dag.add(x, dag.elementwise("exp", x))
+    >>> from tensorcalc.printing.text import to_text
+    >>> to_text(substitute(e, {x: y}))
+    'y + exp(y)'
+"""
 from __future__ import annotations
 
 import hashlib
 import weakref
+from collections.abc import Callable, Mapping
 
-from .dag import Expr
+from tensorcalc.dag import Expr, rebuild, topo
+
+Rule = Callable[[Expr, tuple[Expr, ...]], Expr]
+
+
+def rewrite(root: Expr, rule: Rule) -> Expr:
+    """One bottom-up pass: `rule(node, args)` gives each node's result from the node and
+    its children's results (`rebuild(node, args)` keeps the node as it is). Each node is
+    visited once, children first; the result of `root` is returned."""
+    new: dict[Expr, Expr] = {}
+    for node in topo(root):
+        new[node] = rule(node, tuple(new[c] for c in node.args))
+    return new[root]
+
+
+def substitute(root: Expr, table: Mapping[Expr, Expr]) -> Expr:
+    """`root` with every node that is a key of `table` replaced by its value, in one pass
+    (a value is not searched for further keys)."""
+    return rewrite(root, lambda node, args: table[node] if node in table else rebuild(node, args))
 
 
 def same_structure(a: Expr, b: Expr) -> bool:

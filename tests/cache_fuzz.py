@@ -29,11 +29,12 @@ from hypothesis import strategies as st
 
 import convexcheck
 import solvers
-from convexcheck.problem import parse_problem
-from tensorcalc import cache, cachefiles
+from convexcheck.problem.reader import parse_problem
+from tensorcalc.store import cache
+from tensorcalc.store import files as cachefiles
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-PARSE = sys.modules["tensorcalc.parse"]
+PARSE = sys.modules["tensorcalc.language.parse"]
 MUTATIONS = ("flip", "truncate", "append", "empty", "swap", "edit-unsigned", "header", "fifo", "dev-zero",
              "link-other", "folder", "edit-signed")
 SIGNED = {"edit-signed"}

@@ -7,11 +7,13 @@ import os
 import pathlib
 import sys
 
-from convexcheck.problem import parse_problem
-from solvers import api, objective
-from tensorcalc import cache, cachefiles
+from convexcheck.problem.reader import parse_problem
+from solvers import api
+from solvers.objective import smooth as objective
+from tensorcalc.store import cache
+from tensorcalc.store import files as cachefiles
 
-PARSE = sys.modules["tensorcalc.parse"]
+PARSE = sys.modules["tensorcalc.language.parse"]
 
 
 def forget():

@@ -32,7 +32,8 @@ def examples(n: int) -> int:
 def cache_folder(tmp_path, monkeypatch):
     """A private, empty disk-cache folder for one test, the in-process caches forgotten."""
     from cache_tools import forget
-    from tensorcalc import cache
+
+    from tensorcalc.store import cache
     monkeypatch.setenv(cache.ENV_DIR, str(tmp_path / "cc"))
     monkeypatch.delenv(cache.ENV_SWITCH, raising=False)
     forget()

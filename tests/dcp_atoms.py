@@ -49,7 +49,7 @@ BY_SHAPE = {shape: {pos: [n for n, (s, p) in VARIABLES.items() if s == shape and
 
 POS, NONNEG, NEG, NONPOS = "pos", "nonneg", "neg", "nonpos"
 IMPLICIT = "implicit"     # wanted of an implicit-domain argument: free variables, offsets > 0 (0 is inside)
-NOISE = 1e3 * np.finfo(float).eps        # relative rounding allowed per evaluation (as convexcheck.sampling)
+NOISE = 1e3 * np.finfo(float).eps        # relative rounding allowed per evaluation (as convexcheck.witness.sampling)
 
 
 class Draws:

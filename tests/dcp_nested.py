@@ -24,11 +24,27 @@ from typing import Callable
 
 import cvxpy as cp
 import numpy as np
+from dcp_atoms import (
+    ATOMS,
+    POS,
+    SCALAR,
+    VECTOR,
+    Case,
+    Data,
+    Draws,
+    Node,
+    _join,
+    _seed,
+    _variable,
+    full,
+    nonneg,
+    par,
+    pointwise,
+    positive,
+)
 from hypothesis import strategies as st
 
 import tensorcalc.dag
-from dcp_atoms import (ATOMS, POS, SCALAR, VECTOR, Case, Data, Draws, Node, _join, _seed, _variable, full, nonneg,
-                       par, pointwise, positive)
 
 HAS_HUBER = "huber" in tensorcalc.dag.ELEMENTWISE
 SHAPES = (SCALAR, VECTOR)

@@ -62,7 +62,7 @@ def _seeds(pattern: str) -> list[str]:
 
 
 PROBLEMS = _seeds("examples/*.tc")
-THESIS = _seeds("examples/tensorcalc/*.tc") + [
+THESIS = _seeds("examples/thesis/*.tc") + [
     "declare x 1 A 2 expression x *(i,ij->j) A *(j,j->) x derivative wrt x",
     "declare X 2 expression log(det(X)) derivative wrt X",
     "declare x 0 expression sin(x) * exp(x) / (1 + x^2) derivative wrt x",

@@ -109,6 +109,7 @@ def test_cli_bad_option_is_an_argparse_error(option, capsys):
 def test_chebyshev_example_solves_to_cvxpys_value():
     cp = pytest.importorskip("cvxpy")
     import numpy as np
+
     import solvers
     rng = np.random.default_rng(0)
     A, b = rng.standard_normal((20, 4)), rng.standard_normal(20)

@@ -9,8 +9,18 @@ from __future__ import annotations
 import collections
 
 import pytest
-from fuzz import (DEFINITIONS, PROBLEMS, SLOWEST_ALLOWED, THESIS, constrained_sets, data_sets, drive,
-                  expression_texts, kink_sets, mutated)
+from fuzz import (
+    DEFINITIONS,
+    PROBLEMS,
+    SLOWEST_ALLOWED,
+    THESIS,
+    constrained_sets,
+    data_sets,
+    drive,
+    expression_texts,
+    kink_sets,
+    mutated,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -18,12 +18,11 @@ import convexcheck
 import solvers
 import tensorcalc as tc
 from convexcheck import ProblemError, load_problem
-from convexcheck.model import Attributes
-from convexcheck.values import SampleError, sample_value, satisfies
-from solvers import epigraph
-from solvers.data import prepare
+from convexcheck.problem.admissible import SampleError, sample_value, satisfies
+from convexcheck.problem.model import Attributes
+from solvers.reformulate import epigraph
+from solvers.task.prepare import prepare
 from tensorcalc import TensorCalcError
-
 
 # ----------------------------------------------------------------------------- item 9: the epigraph walk
 

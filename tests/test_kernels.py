@@ -66,7 +66,7 @@ def test_solver_audit_under_kernel(kernel, threads):
     env = {**os.environ, "OPENBLAS_CORETYPE": kernel, "OPENBLAS_NUM_THREADS": str(threads)}
     env.pop("HYPOTHESIS_PROFILE", None)
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow",
-               "tests/test_solver_audit.py"]
+               "tests/solvers/test_solver_audit.py"]
     out = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
     assert out.returncode == 0, (f"solver audit under OPENBLAS_CORETYPE={kernel}, "
                                  f"OPENBLAS_NUM_THREADS={threads}:\n{out.stdout[-4000:]}{out.stderr[-2000:]}")

@@ -1,6 +1,7 @@
 """Independent NumPy truth check: random admissible points/parameters, midpoint (second-difference)
 tests along random directions at several step sizes, plus domain-convexity of pairs."""
 import re
+
 import numpy as np
 
 DECL = re.compile(r"^(variable|parameter)\s+(\w+)(?:\[([^\]]*)\])?\s*(.*)$")

@@ -1,6 +1,6 @@
 """Audit cases: (name, text, convex, concave, why, numpy fn)."""
 import numpy as np
-from numpy.linalg import inv, det, slogdet
+from numpy.linalg import det, inv
 
 exp, log, sqrt, ab = np.exp, np.log, np.sqrt, np.abs
 def lse(v): v = np.asarray(v, float); m = v.max(); return m + np.log(np.exp(v - m).sum())

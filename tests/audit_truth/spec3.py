@@ -4,7 +4,7 @@ write them, perspectives, quadratic forms, ratios, factorisations, test function
 functions, means, barriers, sign and domain traps. Truth is mathematical (`why`); checker.py
 re-derives it by sampling. A function returns nan outside its natural domain."""
 import numpy as np
-from numpy.linalg import inv, det
+from numpy.linalg import det, inv
 
 exp, log, sqrt, ab = np.exp, np.log, np.sqrt, np.abs
 def lse(v, axis=None): v = np.asarray(v, float); m = v.max(axis=axis, keepdims=True); return np.squeeze(m, axis=axis) + log(exp(v - m).sum(axis=axis)) if axis is not None else v.max() + log(exp(v - v.max()).sum())

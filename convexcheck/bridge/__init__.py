@@ -1,0 +1,1 @@
+"""The CVXPY bridge: CVXPY expressions and problems as convexcheck problems."""

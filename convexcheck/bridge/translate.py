@@ -1,0 +1,402 @@
+"""The CVXPY bridge: a CVXPY expression or problem as an ordinary convexcheck Problem.
+
+`from_cvxpy` walks the CVXPY expression tree once (a cache keyed by node) with one rule
+per atom class (RULES, keyed by class name; a subclass uses its nearest registered base)
+and writes problem text for `load_problem`, so `problem.text` shows the translation. Every
+name written is a checked identifier; nothing the user wrote is evaluated.
+
+- Variables and parameters keep their names (sanitised, deduplicated: `x`, `x_1`),
+  integer shapes and attributes (bridge_data.ATTRIBUTES, and CVXPY `bounds` of one number each);
+  parameter values go into `data`. Numeric data becomes a fresh parameter (`c0`, ...)
+  with attributes read from its entries (`constant_attributes`) and its value in `data`,
+  so `analyze(problem, data=data)` speaks about the actual constants; numbers are inline.
+  A promoted (broadcast) scalar expression is written times a parameter of ones of its
+  shape, so that its lengths are fixed even where nothing around it fixes them.
+- Linear atoms (indexing, reshape, stacking, diag, cumsum, ...) become T . argument with
+  a constant 0/1 tensor T read off by applying the atom to unit arrays.
+- A vector constraint `g <= h` stays one, entry by entry: `g - h <= 0` (the analysis
+  reads it as w . (g - h) for every w >= 0, `convexcheck.problem.entrywise`; the solvers as one
+  row per entry, with multipliers of its shape).
+- Non-smooth atoms (abs, maximum/minimum, pos/neg, max/min, norm1, norm2 and p-norms,
+  norm_inf, huber) are lowered exactly to abs, relu, sums, squares and square roots
+  (bridge_nonsmooth.RULES), in the forms the composition certificate reads. Atoms with no
+  exact lowering here (UNSUPPORTED: sum_largest, lambda_max, ...) are rejected, as is any
+  atom without a rule.
+
+The formula is translated, not CVXPY's domain conventions: CVXPY's power(x, p) for p not
+an even integer is +inf at x < 0; declare x nonneg to say the same here. The exception:
+a PSD variable that log_det, tr_inv or matrix_frac reads directly is declared pd, since
+these atoms are finite only there (and the certificate reads inv(X) only for pd X).
+"""
+from __future__ import annotations
+
+import itertools
+import re
+from typing import NamedTuple
+
+import numpy as np
+
+from convexcheck.analysis import analyze
+from convexcheck.bridge.data import (
+    as_array,
+    constant_attributes,
+    describe,
+    leaf_attributes,
+    number,
+    onto_cones,
+    value_of,
+)
+from convexcheck.problem.declarations import KEYWORDS, RESERVED
+from convexcheck.problem.model import Problem
+from convexcheck.problem.reader import ProblemError, load_problem
+from convexcheck.report import Report
+
+MAX_LINEAR = 1_000_000     # entries of the constant tensor that stands for a linear atom
+LETTERS = "ijklmnopqrstuvwxyz"
+UNSUPPORTED = ("sum_largest", "sum_smallest", "lambda_max", "lambda_min", "lambda_sum_largest",
+              "lambda_sum_smallest", "sigma_max", "normNuc", "dotsort", "cummax", "ceil", "floor",
+              "sign", "length")
+RELATIONS = {"Inequality": "<=", "Equality": "==", "Zero": "==", "NonNeg": ">=", "NonPos": "<="}
+
+
+class Node(NamedTuple):
+    """A translated subexpression: tensorcalc text that is one atom (a name, a number, a
+    call or parenthesised) and the CVXPY shape. `scalar` is the text of the scalar a
+    Promote broadcasts; `number` marks a literal number, which tensorcalc broadcasts."""
+
+    text: str
+    shape: tuple
+    scalar: str | None = None
+    number: bool = False
+
+
+def from_cvxpy(expr_or_problem) -> tuple[Problem, dict[str, np.ndarray]]:
+    """(Problem, data): a scalar CVXPY Expression as `expression EXPR` (need "any"), or a
+    CVXPY Problem as minimize/maximize with its constraints (<=, >=, ==; cone constraints
+    such as PSD are rejected). `data` holds parameter values and the constants' values.
+    Rejections raise ProblemError naming the atom, attribute or constraint."""
+    try:
+        import cvxpy as cp
+    except ImportError:
+        raise ImportError("the CVXPY bridge needs cvxpy: pip install cvxpy") from None
+    t = _Translator()
+    if isinstance(expr_or_problem, cp.Problem):
+        obj = expr_or_problem.objective
+        sense = "maximize" if isinstance(obj, cp.Maximize) else "minimize"
+        lines = [f"{sense} {t.scalar(t.node(obj.args[0]), 'the objective')}"]
+        cons = [t.constraint(c, k) for k, c in enumerate(expr_or_problem.constraints, 1)]
+        lines += ["subject to", *("  " + c for c in cons)] if cons else []
+    elif isinstance(expr_or_problem, cp.Expression):
+        lines = [f"expression {t.scalar(t.node(expr_or_problem), 'the expression')}"]
+    else:
+        raise ProblemError(f"from_cvxpy takes a CVXPY Expression or Problem, not "
+                           f"{type(expr_or_problem).__name__}")
+    text = "\n".join(["# translated from CVXPY by convexcheck.from_cvxpy", *t.declarations(), *lines])
+    return load_problem(text), dict(t.data)
+
+
+def analyze_cvxpy(expr_or_problem, samples: int = 20, seed: int = 0) -> Report:
+    """`analyze` of the translation (`from_cvxpy`) at the data's values; the translated
+    problem text is `report.problem.text`."""
+    problem, data = from_cvxpy(expr_or_problem)
+    return analyze(problem, samples=samples, seed=seed, data=data)
+
+
+# ----------------------------------------------------------------------------- the walk
+
+class _Translator:
+    """One translation: names in use, declaration lines, data, and the node cache."""
+
+    def __init__(self):
+        self.names: dict[object, str] = {}          # (kind, CVXPY id) -> name
+        self.decls: dict[str, list] = {}            # name -> [kind, dims, words, note]
+        self.data: dict[str, np.ndarray] = {}
+        self.cache: dict[int, tuple[object, Node]] = {}
+        self.constants = 0
+
+    def node(self, e) -> Node:
+        if id(e) not in self.cache:                  # the entry keeps e alive, so ids stay unique
+            self.cache[id(e)] = (e, self._translate(e))
+        return self.cache[id(e)][1]
+
+    def _translate(self, e) -> Node:
+        if not e.variables() and not e.parameters():
+            value = value_of(e, f"the constant subexpression {describe(e)}")
+            return self.constant(value, broadcast=type(e).__name__ == "Promote")
+        node = _rule(e)(self, e, *[self.node(a) for a in e.args])
+        assert node.shape == tuple(e.shape), (type(e).__name__, node.shape, e.shape)
+        return node
+
+    def scalar(self, node: Node, what: str) -> str:
+        if node.shape and int(np.prod(node.shape)) > 1:
+            raise ProblemError(f"{what} has shape {node.shape}; give a scalar (wrap it in cp.sum)")
+        return f"sum({node.text})" if node.shape else node.text
+
+    def constraint(self, c, k: int) -> str:
+        rel = RELATIONS.get(type(c).__name__)
+        if rel is None:
+            raise ProblemError(f"constraint {k}: CVXPY {type(c).__name__} constraints are not supported; "
+                               f"convexcheck reads <=, >= and == between expressions")
+        lhs, rhs = [self.node(a) for a in c.args] + [Node("0", (), None, True)] * (2 - len(c.args))
+        shape = tuple(np.broadcast_shapes(lhs.shape, rhs.shape))
+        if int(np.prod(shape)) == 1:
+            return f"{self.scalar(lhs, f'constraint {k}')} {rel} {self.scalar(rhs, f'constraint {k}')}"
+        return f"{_fit(lhs, shape)} - {_fit(rhs, shape)} {rel} 0"
+
+    def declare(self, kind: str, key, name: str, shape, words, user: bool = False) -> str:
+        """The identifier for `key`, declared on first use; a renamed user name is noted."""
+        if key not in self.names:
+            self.names[key] = new = _identifier(name, set(self.names.values()))
+            dims = f"[{', '.join(str(int(d)) for d in shape)}]" if shape else ""
+            self.decls[new] = [kind, dims, words, f"  # CVXPY name {name!r}" if user and new != name else ""]
+        return self.names[key]
+
+    def pd(self, e) -> None:
+        """Declare a PSD variable pd (see the module docstring); a constant argument is data,
+        whose words `constant_attributes` reads, and an expression is left as it is."""
+        if not e.variables() or e.args:
+            return
+        decl = self.decls.get(self.names.get(("variable", e.id)), [None, None, []])
+        decl[2] = ["pd" if w == "psd" else w for w in decl[2]]
+
+    def leaf(self, e, kind: str) -> Node:
+        words = leaf_attributes(e, kind)
+        name = self.declare(kind, (kind, e.id), e.name(), e.shape, words, user=True)
+        if kind == "parameter" and e.value is not None:
+            self.data[name] = onto_cones(value_of(e, f"parameter {name!r}"), words)
+        return Node(name, tuple(e.shape))
+
+    def constant(self, value, broadcast: bool = False) -> Node:
+        """A number inline (also a Promote's uniform array); other data a fresh parameter."""
+        arr = as_array(value, "a constant")
+        if arr.ndim == 0 or (broadcast and np.all(arr == arr.flat[0])):
+            text = number(arr.flat[0])
+            return Node(text, arr.shape, text if arr.ndim else None, True)
+        words, arr = constant_attributes(arr)
+        self.constants += 1
+        name = self.declare("parameter", ("constant", self.constants), f"c{self.constants - 1}", arr.shape, words)
+        self.data[name] = arr
+        return Node(name, arr.shape)
+
+    def promote(self, a: Node, shape) -> Node:
+        """A scalar broadcast to `shape`: a number as it is; other text times a parameter of
+        ones of that shape (its data), whose dimensions fix the lengths where nothing
+        around does (cp.sum of a promoted scalar)."""
+        if a.number or not shape:
+            return Node(_full(a.text, shape), tuple(shape), a.text, a.number)
+        key = ("ones", tuple(shape))
+        if key not in self.names:
+            name = self.declare("parameter", key, "one", shape, ["pos"])
+            self.data[name] = np.ones(shape)
+        idx = LETTERS[:len(shape)]
+        return Node(f"({a.text} *(,{idx}->{idx}) {self.names[key]})", tuple(shape), a.text)
+
+    def declarations(self) -> list[str]:
+        return [f"{k} {name}{dims} {' '.join(words)}".rstrip() + note for kind in ("variable", "parameter")
+                for name, (k, dims, words, note) in self.decls.items() if k == kind]
+
+
+def _rule(e):
+    for cls in type(e).__mro__:
+        if cls.__name__ in RULES:
+            return RULES[cls.__name__]
+    raise ProblemError(f"CVXPY atom {type(e).__name__} has no convexcheck translation; supported: "
+                       f"{', '.join(sorted(n for n, r in RULES.items() if r is not _unsupported))}")
+
+
+def _identifier(name: str, used: set[str]) -> str:
+    base = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    base = base if re.match(r"[A-Za-z]", base) else "v" + base
+    base = base + "_" if base in RESERVED or base.lower() in KEYWORDS else base
+    out = next(n for n in (base if k == 0 else f"{base}_{k}" for k in itertools.count()) if n not in used)
+    assert re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", out, re.ASCII), out
+    return out
+
+
+# ----------------------------------------------------------------------------- helpers for rules
+
+def _scalar(a: Node) -> str | None:
+    """The text of a as a scalar, if it is one (or a broadcast scalar)."""
+    return a.scalar if a.scalar is not None else (a.text if a.shape == () else None)
+
+
+def _full(text: str, shape) -> str:
+    idx = LETTERS[:len(shape)]
+    return f"({text} *(,{idx}->{idx}) 1)" if shape else text
+
+
+def _fit(a: Node, shape) -> str:
+    """a's text at `shape`: a scalar broadcast, a number as it is."""
+    if a.shape == tuple(shape) or a.number:
+        return a.text
+    if a.shape == () or a.scalar is not None:
+        return _full(_scalar(a), shape)
+    raise ProblemError(f"broadcasting shape {a.shape} to {tuple(shape)} is not supported; "
+                       f"make the shapes equal (e.g. with cp.reshape)")
+
+
+def _times(a: Node, b: Node, shape) -> str:
+    """Element-wise product with scalar broadcasting."""
+    sa, sb = _scalar(a), _scalar(b)
+    if sa is not None or sb is not None:
+        return f"({sa} * {_fit(b, shape)})" if sa is not None else f"({_fit(a, shape)} * {sb})"
+    idx = LETTERS[:len(shape)]
+    return f"({_fit(a, shape)} *({idx},{idx}->{idx}) {_fit(b, shape)})"
+
+
+def _axis_sum(text: str, shape, axis) -> str:
+    """The sum over `axis` (None: all entries, an int or a tuple of ints, which CVXPY has
+    checked; a 0-d argument, whose axis 0 or -1 CVXPY admits, is its own sum)."""
+    if not shape:
+        return text
+    if axis is None:
+        return f"sum({text})"
+    axes = {a % len(shape) for a in (axis if isinstance(axis, (tuple, list)) else (axis,))}
+    idx = LETTERS[:len(shape)]
+    return f"({text} *({idx},->{''.join(c for k, c in enumerate(idx) if k not in axes)}) 1)"
+
+
+# ----------------------------------------------------------------------------- the rules
+
+MATMUL = {(1, 1): "i,i->", (2, 1): "ij,j->i", (1, 2): "i,ij->j", (2, 2): "ij,jk->ik"}
+
+
+def _matmul(t, e, a, b):
+    if _scalar(a) is not None or _scalar(b) is not None:
+        return Node(_times(a, b, tuple(e.shape)), tuple(e.shape))
+    spec = MATMUL.get((len(a.shape), len(b.shape)))
+    if spec is None:
+        raise ProblemError(f"@ of shapes {a.shape} and {b.shape} is not supported (vectors and matrices only)")
+    return Node(f"({a.text} *({spec}) {b.text})", tuple(e.shape))
+
+
+def _div(t, e, a, b):
+    sb, shape = _scalar(b), tuple(e.shape)
+    if sb is not None:
+        return Node(f"({a.text} / {sb})" if not shape else f"((1 / {sb}) * {_fit(a, shape)})", shape)
+    return Node(f"({_fit(a, shape)} / {b.text})", shape)
+
+
+def _transpose(t, e, a):
+    if len(a.shape) == 2 and e.get_data()[0] in (None, (1, 0), [1, 0]):
+        return Node(f"({a.text} *(ij,->ji) 1)", tuple(e.shape))
+    return a if len(a.shape) < 2 else _linear(t, e, a)
+
+
+def _sum(t, e, a):
+    axis, keepdims = e.get_data()
+    return _linear(t, e, a) if keepdims else Node(_axis_sum(a.text, a.shape, axis), tuple(e.shape))
+
+
+def _power(t, e, a):
+    p = e.get_data()[0]
+    if hasattr(p, "parameters") and p.parameters():
+        raise ProblemError("power with a parameter exponent is not supported; give a number")
+    p = float(value_of(p, "the exponent of power"))
+    return a if p == 1 else Node(f"({a.text} ^ {number(p)})", a.shape)
+
+
+def _log_sum_exp(t, e, a):
+    axis, keepdims = e.get_data()
+    if keepdims:
+        raise ProblemError("log_sum_exp with keepdims=True is not supported; drop keepdims")
+    return Node(f"log({_axis_sum(f'exp({a.text})', a.shape, axis)})", tuple(e.shape))
+
+
+def _quad_form(t, e, x, p):
+    if not x.shape:
+        return Node(f"({x.text} * {_scalar(p) or f'sum({p.text})'} * {x.text})", ())
+    return Node(f"({x.text} *(i,ij->j) {p.text} *(j,j->) {x.text})", ())
+
+
+def _quad_over_lin(t, e, x, y):
+    if e.get_data()[0] is not None:
+        raise ProblemError("quad_over_lin with an axis is not supported; give axis=None")
+    return Node(f"({_axis_sum(f'({x.text} ^ 2)', x.shape, None)} / {_scalar(y)})", ())
+
+
+def _rel_entr(t, e, x, y, kl: bool = False):
+    """x log(x/y), and for kl_div (kl) that - x + y, element-wise with broadcasting."""
+    s = tuple(e.shape)
+    xs, ys = Node(_fit(x, s), s), _fit(y, s)
+    text = _times(xs, Node(f"log({xs.text} / {ys})", s), s)
+    return Node(f"({text} - {xs.text} + {ys})" if kl else text, s)
+
+
+def _matrix_frac(t, e, x, p):
+    if len(x.shape) == 2:
+        return Node(f"((inv({p.text}) *(ij,jk->ik) {x.text}) *(ik,ik->) {x.text})", ())
+    return Node(f"({x.text} *(i,ij->j) inv({p.text}) *(j,j->) {x.text})", ())
+
+
+def _linear(t, e, *args):
+    """An atom linear in all its arguments (index, reshape, stacking, ...): the sum over
+    arguments k of T_k . arg_k, T_k read off by applying the atom to unit arrays."""
+    out, zeros, terms = tuple(e.shape), [np.zeros(a.shape) for a in e.args], []
+    for k, (arg, node) in enumerate(zip(e.args, args)):
+        if arg.size * max(1, int(np.prod(out))) > MAX_LINEAR:
+            raise ProblemError(f"CVXPY {type(e).__name__} is too large to translate "
+                               f"({arg.size} inputs, {int(np.prod(out))} outputs)")
+        cols = []
+        for p in range(arg.size):
+            values = [z.copy() for z in zeros]
+            values[k].flat[p] = 1.0
+            cols.append(np.asarray(e.numeric(values), dtype=float).reshape(out))
+        tensor = t.constant(np.stack(cols, axis=-1).reshape(out + tuple(arg.shape)))
+        o, i = LETTERS[:len(out)], LETTERS[len(out):len(out) + len(arg.shape)]
+        terms.append(f"({tensor.text} *({o}{i},{i}->{o}) {node.text})" if not tensor.number
+                     else f"({tensor.text} * {node.text})")
+    return Node(terms[0] if len(terms) == 1 else "(" + " + ".join(terms) + ")", out)
+
+
+def _unsupported(t, e, *args):
+    raise ProblemError(f"CVXPY {type(e).__name__} has no exact lowering to convexcheck's functions "
+                       f"(abs, relu, smooth atoms); rewrite it with those, or leave it to CVXPY's DCP")
+
+
+def _call(template: str):
+    """A rule for a function of one argument whose text is {0}, keeping the atom's shape."""
+    return lambda t, e, a: Node(template.format(a.text), tuple(e.shape))
+
+
+def _pd_domain(rule, k: int = 0):
+    """`rule`, and argument k declared pd if it is a PSD variable."""
+    def pd_rule(t, e, *args):
+        t.pd(e.args[k])
+        return rule(t, e, *args)
+    return pd_rule
+
+
+def _with(function: str, a: Node) -> Node:
+    return Node(f"{function}({a.text})", a.shape)
+
+
+RULES = {
+    "Variable": lambda t, e: t.leaf(e, "variable"),
+    "Parameter": lambda t, e: t.leaf(e, "parameter"),
+    "AddExpression": lambda t, e, *args: Node("(" + " + ".join(_fit(a, e.shape) for a in args) + ")",
+                                              tuple(e.shape)),
+    "NegExpression": _call("(-{0})"),
+    "Promote": lambda t, e, a: t.promote(a, tuple(e.shape)),
+    "MulExpression": _matmul, "DivExpression": _div,
+    "multiply": lambda t, e, a, b: Node(_times(a, b, tuple(e.shape)), tuple(e.shape)),
+    "transpose": _transpose,
+    "Sum": _sum, "Trace": _call("({0} *(ii,->) 1)"),
+    "exp": _call("exp({0})"), "log": _call("log({0})"), "log1p": _call("log(1 + {0})"),
+    "entr": lambda t, e, a: Node(f"(-{_times(a, _with('log', a), a.shape)})", a.shape),
+    "xexp": lambda t, e, a: Node(_times(a, _with("exp", a), a.shape), a.shape),
+    "Power": _power, "power": _power, "inv_pos": _call("({0} ^ (-1))"),
+    "logistic": _call("log(1 + exp({0}))"), "log_sum_exp": _log_sum_exp,
+    "QuadForm": _quad_form, "quad_over_lin": _quad_over_lin, "rel_entr": _rel_entr,
+    "kl_div": lambda t, e, x, y: _rel_entr(t, e, x, y, kl=True),
+    "MatrixFrac": _pd_domain(_matrix_frac, 1), "log_det": _pd_domain(_call("log(det({0}))")),
+    "tr_inv": _pd_domain(_call("(inv({0}) *(ii,->) 1)")),
+    **{name: _linear for name in ("index", "special_index", "reshape", "diag_vec", "diag_mat",
+                                  "upper_tri", "cumsum", "Hstack", "Vstack", "Concatenate",
+                                  "broadcast_to", "conj", "real")},
+    **{name: _unsupported for name in UNSUPPORTED},
+}
+
+from convexcheck.bridge.nonsmooth import RULES as _NONSMOOTH_RULES  # noqa: E402 - it builds on the helpers above
+
+RULES.update(_NONSMOOTH_RULES)

@@ -1,0 +1,1 @@
+"""The composition rules: atoms' curvature facts walked bottom-up (DCP and beyond)."""

@@ -1,0 +1,1 @@
+"""Signs, intervals, definiteness and the one domain check of the rules."""

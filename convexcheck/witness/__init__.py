@@ -1,0 +1,1 @@
+"""Counterexamples: sampled Hessians, Lanczos and chord (Jensen gap) witnesses."""

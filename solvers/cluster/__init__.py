@@ -1,0 +1,1 @@
+"""Data as Dask arrays: solves whose rows are chunked over a cluster."""

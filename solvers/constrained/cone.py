@@ -1,0 +1,150 @@
+"""Definite matrix variables in the interior-point method: the log-det barrier, the
+primal-dual (HKM) terms of the Newton system, and the longest step inside the cone.
+
+A variable declared pd/psd (nd/nsd) must keep M = sign * X positive definite; its dual
+is a positive definite Z with M Z = mu I on the central path. In y, the coordinates of
+the `Space` (X by its upper triangle, `Cone.where` a contiguous slice), <Z, dX> is
+T' vec(Z) . dy, T the 0/1 map of `Space.lift`. The HKM direction (Helmberg, Rendl,
+Vanderbei, Wolkowicz; Kojima, Shindoh, Hara; Monteiro) linearises Z = mu inv(M) as
+
+    dZ = -R - sym(Z dM inv(M)),   R = Z - mu inv(M),
+
+which puts T' ((Z (x) inv(M) + inv(M) (x) Z) / 2) T into the Newton matrix: the primal
+barrier's Hessian mu inv(M) (x) inv(M) when Z = mu inv(M). Matrices here are dense
+n x n device arrays, one per cone, in the order of `Space.cones`.
+
+Inside, for this method, means positive definite to working precision (`factor`): the
+barrier, the HKM terms and the step to the boundary all use inv(M), which a matrix whose
+Cholesky factor exists but whose smallest pivot is at rounding level does not have in
+float64 (LU then finds it exactly singular). Such a matrix is on the boundary: the barrier
+is inf there and the line search steps back from it.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from solvers.methods.linalg import cholesky
+
+EPS = float(np.finfo(float).eps)
+
+
+def _local(xp, n):
+    """Upper-triangle maps of one n x n matrix (as `Space` builds them for all of z)."""
+    i, j = np.triu_indices(n)
+    return xp.asarray(i * n + j), xp.asarray(j * n + i), xp.asarray((i != j).astype(np.float64))
+
+
+def matrices(space, y) -> list:
+    """M = sign * X of every cone at y."""
+    z = space.lift(y)
+    return [c.sign * c.matrix(z) for c in space.cones]
+
+
+def factor(xp, M):
+    """The lower Cholesky factor of M where M is positive definite to working precision
+    (its smallest pivot squared above n eps times its largest), else None."""
+    L = cholesky(xp, M)
+    if L is None:
+        return None
+    d = xp.diagonal(L)
+    return L if float(d.min()) ** 2 > M.shape[0] * EPS * float(d.max()) ** 2 else None
+
+
+def inverse(xp, M):
+    """inv(M), symmetrised, for M inside (`factor`); from its Cholesky factor."""
+    L = factor(xp, M)
+    if L is None:
+        raise ValueError("cone.inverse: the matrix is not positive definite to working precision "
+                         "(an interior-point state outside its cone)")
+    return _inverse_from(xp, L)
+
+
+def _inverse_from(xp, L):
+    """inv(M), symmetrised, from the lower Cholesky factor L of M (`factor`)."""
+    Li = xp.linalg.inv(L)
+    Mi = Li.T @ Li
+    return (Mi + Mi.T) / 2
+
+
+def reduce(space, mats):
+    """sum over cones of sign * T' vec(A) for one matrix A per cone: the y-gradient of
+    <A, M> (zero outside the cones' coordinates)."""
+    xp = space.xp
+    out = xp.zeros(space.n)
+    for c, A in zip(space.cones, mats):
+        up, down, twin = _local(xp, c.n)
+        flat = (c.sign * A).reshape(-1)
+        out[c.where] = flat[up] + twin * flat[down]
+    return out
+
+
+def newton_block(space, y, Zs, K) -> None:
+    """Add the HKM term T' sym(Z (x) inv(M)) T of every cone to the matrix K in place."""
+    xp = space.xp
+    for c, M, Z in zip(space.cones, matrices(space, y), Zs):
+        Mi = inverse(xp, M)
+        up, down, twin = _local(xp, c.n)
+        op = (xp.kron(Z, Mi) + xp.kron(Mi, Z)) / 2
+        cols = op[:, up] + twin * op[:, down]
+        K[c.where, c.where] += cols[up, :] + twin[:, None] * cols[down, :]
+
+
+def residuals(space, y, Zs, mu: float) -> list:
+    """R = Z - mu inv(M) of every cone."""
+    return [Z - mu * inverse(space.xp, M) for M, Z in zip(matrices(space, y), Zs)]
+
+
+def dual_steps(space, y, dy, Zs, Rs) -> list:
+    """dZ = -R - sym(Z dM inv(M)) of every cone, dM = sign * dX."""
+    xp = space.xp
+    out = []
+    for M, dM, Z, R in zip(matrices(space, y), matrices(space, dy), Zs, Rs):
+        P = Z @ dM @ inverse(xp, M)
+        out.append(-R - (P + P.T) / 2)
+    return out
+
+
+def gap(space, y, Zs) -> float:
+    """sum of <M, Z>, the cones' share of the duality gap."""
+    return sum(float(space.xp.sum(M * Z)) for M, Z in zip(matrices(space, y), Zs))
+
+
+def products(space, y, Zs, mu: float) -> list:
+    """M Z - mu I of every cone: the complementarity residual in product form."""
+    xp = space.xp
+    return [M @ Z - mu * xp.eye(M.shape[0]) for M, Z in zip(matrices(space, y), Zs)]
+
+
+def barrier(space, y):
+    """(B, gradient) of B = -sum log det M in y; B = inf outside a cone."""
+    xp = space.xp
+    value, inverses = 0.0, []
+    for M in matrices(space, y):
+        L = factor(xp, M)
+        if L is None:
+            return math.inf, xp.zeros(space.n)
+        value -= 2.0 * float(xp.sum(xp.log(xp.diagonal(L))))
+        inverses.append(_inverse_from(xp, L))
+    return value, -reduce(space, inverses)
+
+
+def degree(space) -> int:
+    """The barrier parameter of the cones: the sum of their orders."""
+    return sum(c.n for c in space.cones)
+
+
+def max_step(xp, pairs) -> float:
+    """The longest t >= 0 with every M + t dM positive definite, for (M, dM) pairs (inf
+    if none ends): 1 / -lambda_min(L^-1 dM L^-T); 0 where an M is not inside (`factor`)."""
+    best = math.inf
+    for M, dM in pairs:
+        L = factor(xp, M)
+        if L is None:
+            return 0.0
+        Li = xp.linalg.inv(L)
+        low = float(xp.linalg.eigvalsh(Li @ ((dM + dM.T) / 2) @ Li.T).min())
+        if low < 0:
+            best = min(best, -1.0 / low)
+    return best

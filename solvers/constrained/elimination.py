@@ -1,0 +1,148 @@
+"""QP Newton matrices with coordinates that only a diagonal touches, eliminated.
+
+In `qp` the Newton matrix is K = H + G' W G + D (W, D diagonal and changing every
+iteration; H, G fixed). Let S be the coordinates j on which H is diagonal (H[j, k] = 0
+for k != j) and of which every row of G touches at most one. Ordered y = (R, S),
+
+    K = [[K_RR, K_RS], [K_RS', diag(k_S)]],
+
+and K^-1 comes from the Schur complement K_RR - K_RS diag(1 / k_S) K_RS' (|R| x |R|) and
+diagonal solves. The epigraph variables of a lifted lasso, hinge loss or L1 fit
+(`epigraph`: one per entry, each in its own rows) are such coordinates: their system is
+the size of the original variables, not twice it or more. G is kept sparse (CSR) where
+most of its entries are 0 (a lifted lasso's rows have two), so forming K costs what G
+holds (dense below BIG entries, where that is cheaper). Every solve is refined once from K's parts, as `lowrank` does: the Schur
+complement subtracts large terms on active constraints and its rounding would otherwise
+reach the step (Higham, Accuracy and Stability of Numerical Algorithms, ch. 12).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from solvers.constrained.factor import shifted, solve_factor
+
+SPARSE = 0.05          # G kept sparse below this density, when it has more than BIG entries
+BIG = 50_000           # (below, SciPy's sparse bookkeeping costs more than dense products)
+WORTH = 0.1            # eliminate only when S holds at least this share of the coordinates
+ROUNDING = 1e-13       # relative size of the shift that covers the Schur complement's rounding
+
+
+@dataclass
+class Structure:
+    """The fixed parts: index sets R, S; H on R x R and its diagonal on S; G's columns R
+    (sparse or dense) and each row's one entry in S (position in S, value; -1, 0: none)."""
+
+    R: np.ndarray
+    S: np.ndarray
+    H_RR: np.ndarray
+    h_S: np.ndarray
+    G: object
+    GR: object
+    s_col: np.ndarray
+    s_val: np.ndarray
+    H: np.ndarray
+
+
+def structure(xp, H, G) -> Structure | None:
+    """The elimination's structure for a dense H and rows G (host arrays), or None when
+    too few coordinates qualify."""
+    if xp is not np or not isinstance(H, np.ndarray) or H.ndim != 2:
+        return None
+    n = H.shape[0]
+    off = H - np.diag(np.diagonal(H))
+    candidate = ~(off != 0).any(axis=0)
+    touched = G[:, candidate] != 0
+    while touched.size:                   # rows touching two candidates: drop the densest first
+        clash = touched.sum(axis=1) > 1
+        if not clash.any():
+            break
+        counts = touched[clash].sum(axis=0)  # a weight or an intercept is in every row, t_i in two
+        drop = counts >= max(1, int(counts.max()) // 2)
+        candidate[np.nonzero(candidate)[0][drop]] = False
+        touched = G[:, candidate] != 0
+    S, R = np.nonzero(candidate)[0], np.nonzero(~candidate)[0]
+    if S.size < max(1, WORTH * n):
+        return None
+    rows = np.arange(G.shape[0])
+    has = touched.any(axis=1) if touched.size else np.zeros(G.shape[0], bool)
+    s_col = np.where(has, touched.argmax(axis=1) if touched.size else 0, -1)
+    s_val = np.where(has, G[rows, S[np.maximum(s_col, 0)]] if S.size else 0.0, 0.0)
+    GR, Gs = _sparse_if(G[:, R]), _sparse_if(G)
+    return Structure(R, S, H[np.ix_(R, R)], np.diagonal(H)[S].copy(), Gs, GR, s_col, s_val, H)
+
+
+@dataclass
+class Factor:
+    """K^-1 by the Schur complement on R and diagonal solves on S, refined once."""
+
+    st: Structure
+    L: object            # the factor of the Schur complement
+    K_RS: object         # sparse or dense, |R| x |S|
+    k_S: np.ndarray
+    w: np.ndarray        # the rows' weights
+    d: np.ndarray        # the diagonal D
+
+    def solve(self, rhs):
+        x = self._once(rhs)
+        return x + self._once(rhs - self.apply(x))
+
+    def apply(self, x):
+        """K x from its parts."""
+        G = self.st.G
+        Gx = G @ x
+        Gx = self.w[:, None] * Gx if Gx.ndim == 2 else self.w * Gx
+        dx = self.d[:, None] * x if x.ndim == 2 else self.d * x
+        return self.st.H @ x + G.T @ Gx + dx
+
+    def _once(self, rhs):
+        st = self.st
+        b = rhs.reshape(rhs.shape[0], -1)
+        bR, bS = b[st.R], b[st.S] / self.k_S[:, None]
+        xR = solve_factor(np, self.L, bR - _dense(self.K_RS @ bS)) if st.R.size else bR
+        x = np.empty_like(b)
+        x[st.R] = xR
+        x[st.S] = bS - _dense(self.K_RS.T @ xR) / self.k_S[:, None]
+        return x.reshape(rhs.shape)
+
+
+def factor(st: Structure, w, d) -> Factor | None:
+    """The factor of K = H + G' diag(w) G + diag(d), or None where K is not positive
+    definite."""
+    valid = st.s_col >= 0
+    k_S = st.h_S + d[st.S] + np.bincount(st.s_col[valid], weights=(w * st.s_val ** 2)[valid],
+                                         minlength=st.S.size)
+    if not (k_S > 0).all() or not np.isfinite(k_S).all():
+        return None
+    rows = np.nonzero(valid)[0]
+    if sp.issparse(st.GR):
+        M = sp.csr_matrix(((w * st.s_val)[valid], (rows, st.s_col[valid])), shape=(w.size, st.S.size))
+        K_RS, K_RR = st.GR.T @ M, st.H_RR + (st.GR.T @ sp.diags(w) @ st.GR).toarray()
+    else:
+        M = np.zeros((w.size, st.S.size))
+        M[rows, st.s_col[valid]] = (w * st.s_val)[valid]
+        K_RS, K_RR = st.GR.T @ M, st.H_RR + st.GR.T @ (w[:, None] * st.GR)
+    K_RR[np.diag_indices(st.R.size)] += d[st.R]
+    scaled = K_RS.multiply(1.0 / k_S[None, :]) if sp.issparse(K_RS) else K_RS / k_S[None, :]
+    if not st.R.size:
+        return Factor(st, None, K_RS, k_S, w, d)
+    schur = K_RR - _dense(scaled @ K_RS.T)
+    # the subtraction rounds at about eps * |K_RR|: a shift of that size (the rounding's,
+    # which the refinement then removes) where the rounding left it not positive definite
+    scale = float(np.abs(np.diagonal(K_RR)).max(initial=1.0))
+    L, _ = shifted(np, (schur + schur.T) / 2, ROUNDING * scale, ROUNDING * scale)
+    return None if L is None else Factor(st, L, K_RS, k_S, w, d)
+
+
+def _sparse_if(a):
+    """`a` as CSR when large and mostly 0, else as it is."""
+    return sp.csr_matrix(a) if a.size > BIG and np.count_nonzero(a) < SPARSE * a.size else a
+
+
+def _dense(a):
+    return a.toarray() if sp.issparse(a) else np.asarray(a)
+
+
+__all__ = ["structure", "factor", "Factor", "Structure"]

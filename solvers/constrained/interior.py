@@ -1,0 +1,357 @@
+"""A primal-dual interior-point Newton method for problems whose constraints are twice
+differentiable (Boyd and Vandenberghe 11.7; Nocedal and Wright 19), on exact Hessians;
+`pathfollow` iterates it.
+
+    minimise f(y)  subject to  c_i(y) <= 0,  a(y) = 0,  l <= y <= u,  M_k(y) pd
+
+Inequalities get slacks s > 0 (c + s = 0, so the start need not be feasible) with
+multipliers lam > 0; bounds (strict or not) multipliers zl, zu > 0; equalities nu; each
+definite matrix M = sign * X a dual matrix Z (`cone`). For a barrier parameter mu the
+Newton step on the perturbed KKT conditions
+
+    r_d = g + J_i' lam + J_e' nu - zl + zu - T' Z = 0,   r_i = c_i + s = 0,   r_e = a = 0,
+    s lam = mu,   (y - l) zl = mu,   (u - y) zu = mu,   Z = mu inv(M)
+
+reduces, after eliminating ds, dlam, dzl, dzu and dZ (HKM), to
+(W + J_i' S^-1 Lam J_i + D + C) dy + J_e' dnu = rhs, J_e dy = -r_e: W is the Hessian
+of the Lagrangian (objective and weighted constraints, compiled like the objective),
+D = zl / (y - l) + zu / (u - y), C the cones' HKM block. One Cholesky factor (shifted
+by a multiple of I where not positive definite) and, with equalities, their small Schur
+complement, serve the predictor and the corrector step.
+
+Every rejection of input happens before this module runs; what it can meet is a
+start outside a domain (SolverError from `pathfollow`) or numbers that stop it.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from solvers.constrained import cone, lowrank
+from solvers.constrained.factor import shifted, solve_factor, solve_small
+from solvers.constrained.space import bounds, dense
+from solvers.methods.linalg import Blocks
+
+PUSH = 1e-2          # how far a start on a bound is moved inside (relative)
+MU0 = 0.1            # the first barrier parameter
+SHIFT0 = 1e-8        # first shift of a Newton matrix that is not positive definite (x its Hessian)
+ROUNDING = 1e-12     # or (x its largest entry) the rounding of the barrier terms, if larger
+KAPPA = 1e10         # duals stay within this factor of mu / gap
+
+
+@dataclass
+class State:
+    """Primal and dual iterate; `mu` the barrier parameter it was aimed at; Z one dual
+    matrix per cone."""
+
+    y: object
+    s: object
+    lam: object
+    nu: object
+    zl: object
+    zu: object
+    Z: list
+    mu: float
+    gaps: tuple | None = None       # (y - l, u - y), see `Interior.gaps`
+
+
+class Residuals(NamedTuple):
+    """r_d, r_i, r_e, the products s lam - mu, (y - l) zl - mu, (u - y) zu - mu, and
+    per cone R = Z - mu inv(M) (the form the HKM step linearises)."""
+
+    d: object
+    i: object
+    e: object
+    s: object
+    l: object
+    u: object
+    cones: list
+
+
+class Step(NamedTuple):
+    dy: object
+    ds: object
+    dlam: object
+    dnu: object
+    dzl: object
+    dzu: object
+    dZ: list
+
+
+@dataclass
+class Point:
+    """f, its gradient, constraint values and Jacobian (rows) at a point y; when asked
+    the objective's Hessian H; W, the Hessian of the Lagrangian without the cones, is
+    added by `Interior.system` (it depends on the multipliers)."""
+
+    f: float
+    g: object
+    c: object
+    J: object
+    H: object = None
+    W: object = None
+
+
+@dataclass
+class System:
+    """The factored Newton matrix (`fac`, None when no shift made it positive definite)
+    and, with equalities, Y = K^-1 J_e' and the Schur complement S = J_e Y."""
+
+    fac: object
+    shift: float
+    Ji: object
+    Je: object
+    Y: object = None
+    S: object = None
+
+
+class Interior:
+    """The algebra of the method for one task; see the module docstring."""
+
+    def __init__(self, view, cons, opts, gtol: float, tol: float):
+        self.view, self.cons, self.opts, self.xp = view, cons, opts, view.xp
+        self.space = view.space
+        self.gtol, self.tol = gtol, tol
+        xp = self.xp
+        self.lower, self.upper = bounds(view.obj, view.space, strict=True)
+        self.hasL, self.hasU = xp.isfinite(self.lower), xp.isfinite(self.upper)
+        self.eq = cons.equality
+        self.degree = cone.degree(view.space)
+        self.count = int(xp.sum(~self.eq)) + int(xp.sum(self.hasL)) + int(xp.sum(self.hasU)) + self.degree
+        self.penalty = 0.0         # of the merit's infeasibility term; never decreases
+        # a block-diagonal Hessian is kept as `Blocks` (see `lowrank`) where nothing adds
+        # a dense term to it: no cones, no coordinates to reduce, affine constraints only
+        self.blocks = self.space.identity and not self.degree and cons.affine()
+
+    def start(self, y0) -> State:
+        """y0 moved inside its bounds (by PUSH relative to the bound, at most a hundredth of
+        the interval), slacks making the inequalities hold (or PUSH where they do not),
+        and the duals that put every product at MU0."""
+        xp = self.xp
+        lower, upper = xp.where(self.hasL, self.lower, 0.0), xp.where(self.hasU, self.upper, 0.0)
+        width = xp.where(self.hasL & self.hasU, upper - lower, math.inf)
+        for bound, has, sign in ((lower, self.hasL, 1.0), (upper, self.hasU, -1.0)):
+            inner = bound + sign * xp.minimum(PUSH * xp.maximum(1.0, xp.abs(bound)), PUSH * width)
+            y0 = xp.where(has & (sign * (y0 - inner) < 0), inner, y0)
+        c = self.cons.values(y0)[~self.eq] if self.cons.m else xp.zeros(0)
+        s = xp.maximum(-c, PUSH * xp.maximum(1.0, xp.abs(c)))
+        dl, du = self._gaps(y0)
+        Z = [MU0 * cone.inverse(xp, M) for M in cone.matrices(self.space, y0)]
+        return State(y0, s, MU0 / s, xp.zeros(int(xp.sum(self.eq))),
+                     xp.where(self.hasL, MU0 / dl, 0.0), xp.where(self.hasU, MU0 / du, 0.0), Z, MU0)
+
+    # ------------------------------------------------------------------ evaluation
+    def point(self, st: State, hessian: bool = True) -> Point:
+        view, xp = self.view, self.xp
+        if hessian:
+            f, g, H = view.value_grad_hess(st.y)
+        else:
+            f, g = view.value_grad(st.y)
+        c, J = self.cons.values_jacobian(st.y)
+        if not hessian:
+            return Point(f, g, c, J)
+        return Point(f, g, c, J, dense(xp, H) if isinstance(H, Blocks) and not self.blocks else H)
+
+    def _weights(self, st: State):
+        w = self.xp.zeros(self.cons.m)
+        w[~self.eq], w[self.eq] = st.lam, st.nu
+        return w
+
+    def _gaps(self, y):
+        xp = self.xp
+        return xp.where(self.hasL, y - self.lower, 1.0), xp.where(self.hasU, self.upper - y, 1.0)
+
+    def gaps(self, st: State):
+        """(y - l, u - y) at st, 1 where there is no bound; computed once per state."""
+        if st.gaps is None:
+            st.gaps = self._gaps(st.y)
+        return st.gaps
+
+    def residuals(self, st: State, pt: Point, mu: float) -> Residuals:
+        xp, eq = self.xp, self.eq
+        Ji, Je = pt.J[~eq], pt.J[eq]
+        rd = pt.g + Ji.T @ st.lam + Je.T @ st.nu - st.zl + st.zu
+        if self.degree:
+            rd = rd - cone.reduce(self.space, st.Z)
+        dl, du = self.gaps(st)
+        rl = xp.where(self.hasL, dl * st.zl - mu, 0.0)
+        ru = xp.where(self.hasU, du * st.zu - mu, 0.0)
+        return Residuals(rd, pt.c[~eq] + st.s, pt.c[eq], st.s * st.lam - mu, rl, ru,
+                         cone.residuals(self.space, st.y, st.Z, mu))
+
+    def norm(self, st: State, r: Residuals) -> float:
+        """The 2-norm of the residuals, the cones' in the product form M Z - mu I."""
+        parts = sum(float(p @ p) for p in r[:6])
+        for M, R in zip(cone.matrices(self.space, st.y), r.cones):
+            P = M @ R
+            parts += float(self.xp.sum(P * P))
+        return math.sqrt(parts)
+
+    def gap(self, st: State) -> float:
+        xp = self.xp
+        dl, du = self.gaps(st)
+        return (float(st.s @ st.lam) + float(xp.sum(xp.where(self.hasL, dl * st.zl, 0.0)))
+                + float(xp.sum(xp.where(self.hasU, du * st.zu, 0.0))) + cone.gap(self.space, st.y, st.Z))
+
+    def error(self, st: State, pt: Point, mu: float) -> float:
+        """How far st is from the central point of barrier parameter mu: the largest
+        residual, the dual and complementarity ones scaled down where the multipliers are
+        large (Waechter and Biegler's s_d)."""
+        xp = self.xp
+        r = self.residuals(st, pt, mu)
+        duals = sum(float(xp.sum(xp.abs(v))) for v in (st.lam, st.nu, st.zl, st.zu))
+        duals += sum(float(xp.trace(Z)) for Z in st.Z)
+        scale = max(1.0, duals / (100.0 * max(self.count + int(st.nu.size), 1)))
+        big = [float(xp.max(xp.abs(v))) if v.size else 0.0 for v in r[:6]]
+        big += [float(xp.max(xp.abs(P))) for P in cone.products(self.space, st.y, st.Z, mu)]
+        return max(big[0] / scale, big[1], big[2], max(big[3:]) / scale)
+
+    def kkt(self, st: State, pt: Point) -> tuple[float, float, float]:
+        """(max|r_d|, violation, largest complementarity product)."""
+        xp = self.xp
+        rd = self.residuals(st, pt, 0.0).d
+        stat = float(xp.max(xp.abs(rd))) if self.view.n else 0.0
+        dl, du = self.gaps(st)
+        products = [st.s * st.lam, xp.where(self.hasL, dl * st.zl, 0.0), xp.where(self.hasU, du * st.zu, 0.0)]
+        comp = [float(xp.max(p)) for p in products if p.size]
+        comp += [float(xp.max(xp.abs(P))) for P in cone.products(self.space, st.y, st.Z, 0.0)]
+        return stat, self.cons.violation(pt.c), max(comp + [0.0])
+
+    # ------------------------------------------------------------------ the Newton step
+    def system(self, st: State, pt: Point) -> System:
+        """The factored Newton matrix K = W + J_i' S^-1 Lam J_i + D + C at st, shifted by
+        a multiple of I where not positive definite, and with equalities K^-1 J_e' and
+        the Schur complement J_e K^-1 J_e'. A block-diagonal W is factored by blocks
+        (`lowrank`) unless a block is not positive definite."""
+        xp, eq = self.xp, self.eq
+        if pt.H is None:
+            pt.H = self.point(st).H
+        Ji, Je = pt.J[~eq], pt.J[eq]
+        dl, du = self.gaps(st)
+        D = xp.where(self.hasL, st.zl / dl, 0.0) + xp.where(self.hasU, st.zu / du, 0.0)
+        if isinstance(pt.H, Blocks):
+            pt.W = pt.H                   # affine constraints: nothing to add
+            fac = lowrank.factor(xp, pt.H, D, Ji, st.lam / st.s)
+            if fac is not None:
+                return _equalities(xp, System(("structured", fac), 0.0, Ji, Je))
+            pt.H = dense(xp, pt.H)
+        pt.W = pt.H + self.cons.hessian(st.y, self._weights(st)) if self.cons.m else pt.H
+        K = pt.W + Ji.T @ ((st.lam / st.s)[:, None] * Ji) if Ji.shape[0] else pt.W.copy()
+        K[xp.diag_indices(self.view.n)] += D
+        cone.newton_block(self.space, st.y, st.Z, K)
+        # shifts scale with the Hessian, not with the barrier terms, which grow without
+        # bound on active constraints and would make any shift swamp the Hessian; but they
+        # start above the rounding of K's largest entries, where Cholesky fails regardless
+        hess, whole = (max(1.0, float(xp.max(xp.abs(xp.diagonal(M))))) if self.view.n else 1.0
+                       for M in (pt.W, K))
+        fac, shift = shifted(xp, K, max(SHIFT0 * hess, ROUNDING * whole), 1e10 * hess)
+        return _equalities(xp, System(fac, shift, Ji, Je))
+
+    def step(self, sysm: System, st: State, r: Residuals) -> Step:
+        """The Newton step for the residuals r (see the module docstring)."""
+        xp = self.xp
+        Ji, Je = sysm.Ji, sysm.Je
+        dl, du = self.gaps(st)
+        rhs = (-r.d - Ji.T @ ((st.lam * r.i - r.s) / st.s)
+               - xp.where(self.hasL, r.l / dl, 0.0) + xp.where(self.hasU, r.u / du, 0.0))
+        if self.degree:
+            rhs = rhs - cone.reduce(self.space, r.cones)
+        dy = solve_factor(xp, sysm.fac, rhs)
+        dnu = xp.zeros(Je.shape[0])
+        if dnu.size:
+            dnu = solve_small(xp, sysm.S, Je @ dy + r.e)
+            dy = dy - sysm.Y @ dnu
+        ds = -r.i - Ji @ dy
+        dlam = (st.lam * r.i - r.s) / st.s + (st.lam / st.s) * (Ji @ dy)
+        dzl = xp.where(self.hasL, (-r.l - st.zl * dy) / dl, 0.0)
+        dzu = xp.where(self.hasU, (-r.u + st.zu * dy) / du, 0.0)
+        dZ = cone.dual_steps(self.space, st.y, dy, st.Z, r.cones)
+        return Step(dy, ds, dlam, dnu, dzl, dzu, dZ)
+
+    def longest(self, st: State, d: Step, tau: float = 1.0) -> tuple[float, float]:
+        """(primal, dual): the largest steps <= 1 keeping the fraction `tau` of the bound
+        gaps, s and the cones' M (primal), of lam, zl, zu and the Z (dual)."""
+        xp = self.xp
+        dl, du = self.gaps(st)
+        primal = min(_to_boundary(xp, v, dv, mask, tau) for v, dv, mask in
+                     ((st.s, d.ds, None), (dl, d.dy, self.hasL), (du, -d.dy, self.hasU)))
+        dual = min(_to_boundary(xp, v, dv, mask, tau) for v, dv, mask in
+                   ((st.lam, d.dlam, None), (st.zl, d.dzl, self.hasL), (st.zu, d.dzu, self.hasU)))
+        if self.degree:
+            pairs = zip(cone.matrices(self.space, st.y), cone.matrices(self.space, d.dy))
+            primal = min(primal, tau * cone.max_step(xp, pairs))
+            dual = min(dual, tau * cone.max_step(xp, zip(st.Z, d.dZ)))
+        return primal, dual
+
+    def moved(self, st: State, d: Step, t: float, mu: float, dual: float | None = None) -> State:
+        """The state after primal step t and dual step `dual` (t when None)."""
+        u = t if dual is None else dual
+        return State(st.y + t * d.dy, st.s + t * d.ds, st.lam + u * d.dlam, st.nu + u * d.dnu,
+                     st.zl + u * d.dzl, st.zu + u * d.dzu, [Z + u * dZ for Z, dZ in zip(st.Z, d.dZ)], mu)
+
+    # ------------------------------------------------------------------ the merit
+    def merit(self, st: State, pt: Point, mu: float) -> float:
+        """The barrier function plus `penalty` times the l1 norm of the infeasibility (the
+        merit of Nocedal and Wright's Algorithm 19.2); inf outside the domain."""
+        xp = self.xp
+        if not finite(self, pt):
+            return math.inf
+        dl, du = self.gaps(st)
+        logs = (float(xp.sum(xp.log(st.s))) + float(xp.sum(xp.where(self.hasL, xp.log(dl), 0.0)))
+                + float(xp.sum(xp.where(self.hasU, xp.log(du), 0.0))))
+        B = cone.barrier(self.space, st.y)[0] if self.degree else 0.0
+        return pt.f - mu * logs + mu * B + self.penalty * self.infeasibility(st, pt)
+
+    def infeasibility(self, st: State, pt: Point) -> float:
+        xp = self.xp
+        return float(xp.sum(xp.abs(pt.c[~self.eq] + st.s))) + float(xp.sum(xp.abs(pt.c[self.eq])))
+
+    def slope(self, st: State, pt: Point, d: Step, mu: float) -> float:
+        """The barrier function's derivative along the primal step (dy, ds)."""
+        xp = self.xp
+        dl, du = self.gaps(st)
+        value = (float(pt.g @ d.dy) - mu * float(xp.sum(d.ds / st.s))
+                 - mu * float(xp.sum(xp.where(self.hasL, d.dy / dl, 0.0)))
+                 + mu * float(xp.sum(xp.where(self.hasU, d.dy / du, 0.0))))
+        return value + mu * float(cone.barrier(self.space, st.y)[1] @ d.dy) if self.degree else value
+
+    def clamp(self, st: State) -> State:
+        """Duals kept within a factor KAPPA of mu / gap (Waechter and Biegler's safeguard,
+        so that the primal-dual Hessian cannot drift from the primal one)."""
+        xp, mu = self.xp, st.mu
+        dl, du = self.gaps(st)
+        lam = xp.clip(st.lam, mu / (KAPPA * st.s), KAPPA * mu / st.s)
+        zl = xp.where(self.hasL, xp.clip(st.zl, mu / (KAPPA * dl), KAPPA * mu / dl), 0.0)
+        zu = xp.where(self.hasU, xp.clip(st.zu, mu / (KAPPA * du), KAPPA * mu / du), 0.0)
+        return State(st.y, st.s, lam, st.nu, zl, zu, st.Z, mu, st.gaps)
+
+
+def curvature(xp, W, v) -> float:
+    """v' W v for the Hessian of the Lagrangian, dense or `Blocks`."""
+    return float(v @ lowrank.times(xp, W, v))
+
+
+def _equalities(xp, sysm: System) -> System:
+    """sysm with K^-1 J_e' and the Schur complement J_e K^-1 J_e' when there are
+    equalities and K was factored."""
+    if sysm.fac is not None and sysm.Je.shape[0]:
+        sysm.Y = solve_factor(xp, sysm.fac, sysm.Je.T)
+        sysm.S = sysm.Je @ sysm.Y
+    return sysm
+
+
+def finite(ip: Interior, pt: Point) -> bool:
+    xp = ip.xp
+    return math.isfinite(pt.f) and bool(xp.isfinite(pt.c).all()) and bool(xp.isfinite(pt.g).all())
+
+
+def _to_boundary(xp, v, dv, mask, tau: float) -> float:
+    """The largest step <= 1 keeping the fraction tau of v > 0 (where `mask`) along dv:
+    1 / max(-dv / v)."""
+    if not v.size:
+        return 1.0
+    ratio = dv / v if mask is None else xp.where(mask, dv / xp.where(mask, v, 1.0), 0.0)
+    worst = float(xp.min(ratio))
+    return 1.0 if worst >= 0 else min(1.0, -tau / worst)
+

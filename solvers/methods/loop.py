@@ -1,0 +1,338 @@
+"""The iteration every method shares: evaluate, ask the method for a direction, test for
+convergence, search along the direction (falling back to the negative gradient when the
+search fails), record the iteration, repeat. Where it would stop (converged, the
+iteration limit, a failed search), `certify.examine` checks that the point is a minimum
+and that the objective has one: from a saddle the iteration continues along a direction of negative
+curvature; what it cannot leave, or an objective that falls without bound, is reported.
+
+A method is a `Method`: see its docstring for what the loop asks of it.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from solvers.cluster.trials import along
+from solvers.methods import stopping as certify
+from solvers.methods.history import HEADER, Clock, Iteration, optimize_result, row
+from solvers.methods.linesearch import backtrack
+from solvers.task.prepare import SolverError
+
+MESSAGES = {
+    0: "converged: max|g| <= gtol{newton}",
+    1: "stopped: the iteration limit was reached before convergence",
+    2: "stopped: the line search found no decrease along the direction nor the negative gradient",
+    3: "stopped by the callback",
+}                    # 4 (not a local minimum) and 5 (no minimiser): `certify` words them
+MAX_ESCAPES = 10     # steps away from saddle points in one solve
+EPS = 2.0 ** -52
+ROUNDING = math.sqrt(EPS)  # a Newton step this small relative to x is rounding (`_at_rounding_level`)
+ROUNDED = "converged at the rounding level: Newton's step moves no entry beyond sqrt(eps) of x"
+BY_SLOPE = "step accepted by its slope: its change of f is within f's rounding (approximate Wolfe)"
+GAIN = 1e-10         # a converged point of a tiny-scale objective that predicts more than
+FLOOR = 100 * EPS    # GAIN |f| and FLOOR |f at the start| steps on (`_more_to_gain`)
+
+
+@dataclass
+class Direction:
+    d: object
+    decrement: float = math.nan     # lambda^2/2 for Newton methods
+    damping: float = 0.0
+    fallbacks: list = field(default_factory=list)
+    cg: int = 0
+    gradient: bool = False          # d is the negative gradient: no fallback left
+
+
+class Method:
+    """What the loop asks of a method. `evaluate(obj, z, last)` gives (f, g, extra) at z
+    (extra is the Hessian for Newton; `last` marks the iterate at the iteration limit,
+    where no step follows); `direction(obj, z, f, g, extra, clock)` gives a `Direction`.
+    The defaults: `trial` evaluates a line-search trial point by value, `update(s, y)`
+    (learning from an accepted step s and the gradient change y) does nothing, the
+    line search first tries the step 1, `restart()` (after a step away from a saddle)
+    forgets nothing, and `hessian(obj, z, extra)` is None: the second-order check at
+    the end uses Hessian-vector products."""
+
+    name, newton = "method", False
+
+    def trial(self, obj, z) -> float:
+        return obj.value(z)
+
+    def update(self, s, y) -> None:
+        pass
+
+    def restart(self) -> None:
+        pass
+
+    def hessian(self, obj, z, extra):
+        return None
+
+    def first_step(self, d, g) -> float:
+        return 1.0
+
+
+def max_abs(obj, g) -> float:
+    """max|g| as a host scalar (0 for no variables)."""
+    return float(obj.xp.abs(g).max()) if obj.n else 0.0
+
+
+def stationarity(obj, z, g):
+    """g, or z - P(z - g) where the objective has a `box` of closed bounds (P projects on
+    it): zero exactly at a point that satisfies the first-order conditions."""
+    box = getattr(obj, "box", None)
+    return g if box is None else z - box.project(obj.xp, z - g)
+
+
+def projected_gradient(obj, z, g):
+    """(z - P(z - g), its max|.|) for an objective with a `box` (see `stationarity`); kept
+    on `obj` for the last (z, g), since the loop and the face rule of the projected methods
+    (`bounds`) both ask at each iterate, whose arrays are new, never changed in place."""
+    last = obj.__dict__.get("_projected")
+    if last is not None and last[0] is z and last[1] is g:
+        return last[2], last[3]
+    pg = z - obj.box.project(obj.xp, z - g)
+    obj._projected = (z, g, pg, float(obj.xp.abs(pg).max()) if obj.n else 0.0)
+    return pg, obj._projected[3]
+
+
+def _face(method, obj, z, g):
+    """What `certify` examines: a projected method's objective on the face of z."""
+    face = getattr(method, "face", None)
+    return obj if face is None else face(obj, z, g)
+
+
+@dataclass
+class Options:
+    gtol: float = 1e-8
+    tol: float = 1e-12
+    max_iter: int = 100
+    c1: float = 1e-4
+    max_trials: int = 40
+    verbose: bool = False
+    callback: object = None
+    sign: float = 1.0
+    second_order: bool = True     # check the point found is a minimum (see `certify`)
+    convex: bool = False          # proven convex: every stationary point is a minimum
+    feasibility: float = 1.0      # the augmented Lagrangian holds violations to this share of gtol / 100
+    f_start: float = math.inf     # f at the start of the current run, and at the iterate
+    f_last: float = math.inf      # before this one (`_more_to_gain`)
+
+
+@dataclass
+class Outcome:
+    z: object
+    f: float
+    g: object
+    status: int
+    message: str
+    history: list
+
+
+def run(obj, method, z, opts: Options) -> Outcome:
+    """Iterate `method` from z until convergence, the limit, a failed search or the callback."""
+    clock, history = Clock(), []
+    s_prev = g_prev = None
+    start, escapes = z, 0
+    if opts.verbose:
+        print(HEADER)
+    for k in range(opts.max_iter + 1):
+        with clock("eval"):
+            f, g, extra = method.evaluate(obj, z, k == opts.max_iter)
+        if k == 0:
+            opts.f_start = opts.f_last = f
+        if s_prev is not None:
+            method.update(s_prev, g - g_prev)
+        gmax = max_abs(obj, g) if getattr(obj, "box", None) is None else projected_gradient(obj, z, g)[1]
+        it = Iteration(k, opts.sign * f, gmax)
+        history.append(it)
+        status, d, d_point = iterate(obj, method, z, f, g, extra, it, opts, clock, k)
+        opts.f_last = f
+        message = _message(status, method, it, f) if status is not None else None
+        if status in (0, 1, 2):
+            with clock("eval"):
+                verdict = certify.examine(_face(method, obj, z, g), z, f, g, lambda: method.hessian(obj, z, extra), opts,
+                                          start, (s_prev, z - start), status)
+            leave = verdict.point is not None and k < opts.max_iter and escapes < MAX_ESCAPES
+            escapes += leave
+            status, message, d, d_point = _follow(method, it, verdict, status, message, leave)
+        if status in (1, 2) and (held := certify.open_bound(obj, z, g, opts.gtol)):
+            status, message = 5, _open_message(held, opts.sign, f)
+        if status is not None:
+            close(it, clock, opts)
+            return Outcome(z, f, g, status, message, history)
+        # the step taken: on a projected path (a box) not a multiple of d
+        s_prev = it.step * d if getattr(obj, "box", None) is None else d_point - z
+        g_prev, z = g, d_point
+        close(it, clock, opts)
+        if _callback(opts, obj, z, it):
+            # record the iterate stopped at, so that x, fun, jac and nit all describe it
+            with clock("eval"):
+                f, g = obj.value_grad(z)
+            it = Iteration(k + 1, opts.sign * f, max_abs(obj, g))
+            history.append(it)
+            close(it, clock, opts)
+            return Outcome(z, f, g, 3, MESSAGES[3], history)
+    raise AssertionError("unreachable: the last iteration returns")
+
+
+def _follow(method, it: Iteration, verdict, status: int, message: str, leave: bool):
+    """(status, message, direction, point) after `certify.examine`: status None and the
+    step away from a saddle when `leave` (recorded on `it`; the method starts afresh),
+    else the verdict's status and message where they differ from the method's."""
+    if leave:
+        method.restart()
+        it.step = verdict.t
+        it.trials.extend(verdict.trials)
+        it.fallbacks.append(verdict.note)
+        return None, None, verdict.d, verdict.point
+    if verdict.status != status:
+        it.fallbacks.append(verdict.message)
+        return verdict.status, verdict.message, None, None
+    return status, message, None, None
+
+
+def iterate(obj, method, z, f, g, extra, it: Iteration, opts: Options, clock, k: int):
+    """(None, direction, new point) when a step was found (its size recorded on `it`),
+    else (status, None, None)."""
+    if it.k == 0:
+        _check_start(f, it.gmax)
+    if it.gmax == 0.0:
+        it.decrement = 0.0
+        return 0, None, None
+    dr = method.direction(obj, z, f, g, extra, clock)
+    it.decrement, it.damping, it.fallbacks, it.cg = dr.decrement, dr.damping, dr.fallbacks, dr.cg
+    converged = it.gmax <= opts.gtol and (math.isnan(dr.decrement) or dr.decrement <= opts.tol)
+    if converged and not _more_to_gain(obj, f, g, dr, opts, k):
+        return 0, None, None
+    if not converged and _at_rounding_level(obj, z, f, g, dr):
+        it.fallbacks.append(ROUNDED)
+        return 0, None, None
+    if k == opts.max_iter:
+        return 0 if converged else 1, None, None
+    with clock("eval"):
+        search = _search(obj, z, f, g, dr, method, opts, it)
+    if search is None:
+        return 0 if converged else 2, None, None
+    it.step = search[0]
+    return None, search[1], search[2]
+
+
+def _search(obj, z, f, g, dr: Direction, method, opts: Options, it: Iteration):
+    """(step, direction, point) accepted by the Armijo search, trying -g when dr.d fails;
+    None if both fail. The first trial is evaluated by `method.trial` (see `prefetch`)."""
+    candidates = [(dr.d, method.first_step(dr.d, g))]
+    if not dr.gradient:
+        candidates.append((None, min(1.0, 1.0 / it.gmax)))     # -g, made only if needed
+    points: dict[float, object] = {}
+    box = getattr(obj, "box", None)
+
+    def phi(t: float) -> float:
+        points[t] = z + t * d if box is None else box.path(obj.xp, z, d, t)
+        if not it.trials and len(points) == 1:
+            return method.trial(obj, points[t])
+        return later(t, points[t]) if later is not None else obj.value(points[t])
+
+    def projected_slope(t: float) -> float:        # g.(P(z + t d) - z) / t (Kelley 5.5.3)
+        return float(g @ (points[t] - z)) / t
+
+    def dphi(t: float) -> float:                   # the derivative along the (projected) path at t
+        gt = obj.value_grad(points[t])[1]
+        along_path = d if box is None else obj.xp.where(points[t] == z + t * d, d, 0.0)
+        return float(gt @ along_path)
+
+    for n, (d, first) in enumerate(candidates):
+        d = -g if d is None else d
+        points.clear()
+        later = along(obj, z, d) if box is None else None     # Dask data: products kept (`trials`)
+        slope = float(g @ d) if box is None else projected_slope
+        search = backtrack(phi, f, slope, first, opts.c1, max_trials=opts.max_trials, dphi=dphi)
+        it.trials.extend(search.trials)
+        outside = sum(1 for _, ft in search.trials if math.isinf(ft))
+        if outside:
+            it.fallbacks.append(f"{outside} trial point(s) outside the domain (f = inf or nan)")
+        if search.step is not None:
+            if search.by_slope:
+                it.fallbacks.append(BY_SLOPE)
+            return search.step, d, points[search.step]
+        if n + 1 < len(candidates):
+            it.fallbacks.append(f"line search failed along the {method.name} direction after "
+                                f"{len(search.trials)} trials; tried the negative gradient")
+    return None
+
+
+def _more_to_gain(obj, f: float, g, dr: Direction, opts: Options, k: int) -> bool:
+    """Whether a point that meets the absolute tests (max|g| <= gtol, lambda^2/2 <= tol)
+    still predicts a decrease (lambda^2/2, or -g.d/2) of over GAIN times |f| and over
+    FLOOR times |f| at the start: an objective of tiny scale (s * |A x - b|^2, s = 1e-15)
+    meets them at its start. Such a point steps on (and stops at once where no step
+    passes); on objectives of ordinary scale the prediction is far below both. A method
+    without curvature predicts by the last step's decrease as well (L-BFGS's first step
+    knows no scale: it tries one step from the start)."""
+    if getattr(obj, "box", None) is not None:
+        return False
+    if math.isnan(dr.decrement) and k == 0:
+        return True
+    pred = dr.decrement if not math.isnan(dr.decrement) else max(-0.5 * float(g @ dr.d), opts.f_last - f)
+    return pred > GAIN * abs(f) and pred > FLOOR * abs(opts.f_start)
+
+
+def _at_rounding_level(obj, z, f: float, g, dr: Direction) -> bool:
+    """Whether Newton's step (positive definite, unshifted) moves no entry of z by more
+    than ROUNDING (1 + max|z|), predicts a decrease under 1000 eps |f|, and max|g| (1 +
+    max|z|) is under 1e4 eps |f|: no point float64 can hold is better, though max|g|
+    stays above an absolute gtol (an objective of size 1e10 carries gradient rounding
+    near 1e-5); at ordinary scales the last test never holds above gtol."""
+    if math.isnan(dr.decrement) or dr.gradient or dr.damping or getattr(obj, "box", None) is not None:
+        return False
+    xp = obj.xp
+    size = float(xp.abs(z).max()) if obj.n else 0.0
+    step = float(xp.abs(dr.d).max()) if obj.n else 0.0
+    return (step <= ROUNDING * (1.0 + size) and dr.decrement <= 1e3 * EPS * abs(f)
+            and float(xp.abs(g).max()) * (1.0 + size) <= 1e4 * EPS * abs(f))
+
+
+def _check_start(f: float, gmax: float) -> None:
+    """A start where f or g is inf or nan is bad input, not a failed line search."""
+    if not math.isfinite(f):
+        raise SolverError("the objective is not finite (inf or nan) at the starting point x0: "
+                          "start inside its domain")
+    if not math.isfinite(gmax):
+        raise SolverError("the gradient of the objective is not finite (inf or nan) at the starting "
+                          "point x0: start inside the domain of its derivatives, off the boundary")
+
+
+def close(it: Iteration, clock: Clock, opts: Options) -> None:
+    it.eval_s, it.solve_s = clock.take()
+    it.time_s = clock.elapsed()
+    if opts.verbose:
+        print(row(it), flush=True)
+
+
+def _callback(opts: Options, obj, z, it: Iteration) -> bool:
+    if opts.callback is None:
+        return False
+    from solvers.task.device import to_host
+    x = {name: to_host(a) for name, a in obj.unpack(z).items()}
+    try:
+        # fun at x: the accepted (last) trial of the step, not f of the iterate it left
+        fun = opts.sign * it.trials[-1][1]
+        return bool(opts.callback(optimize_result(x=x, fun=fun, nit=it.k + 1, iteration=it)))
+    except StopIteration:
+        return True
+
+
+def _open_message(names: list[str], sign: float, f: float) -> str:
+    words = certify.stop_words(sign)
+    return (f"stopped: no {words['min']}imiser: the objective {words['falls']} towards a bound its "
+            f"declaration excludes (the strict bound of {', '.join(names)}: `pos`, `> c` or `< c`), reaching "
+            f"{sign * f:.6g} there: its {words['inf']} is not attained; declare the bound closed "
+            f"(`nonneg`, `>= c`) to reach it")
+
+
+def _message(status: int, method, it: Iteration, f: float) -> str:
+    if status == 0 and ROUNDED in it.fallbacks:
+        return (f"converged to float64's precision: max|g| = {it.gmax:.3g} > gtol, but Newton's step moves "
+                f"no entry beyond sqrt(eps) of x and predicts a decrease under f's rounding (the "
+                f"objective's scale is {abs(f):.3g})")
+    newton = " and lambda^2/2 <= tol" if method.newton else ""
+    return MESSAGES[status].format(newton=newton)

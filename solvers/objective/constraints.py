@@ -1,0 +1,284 @@
+"""The constraints c_j(x) <= 0 and c_j(x) == 0 of a task, compiled like the objective.
+
+Each constraint is an `Objective` of its own over the free variables it reads (tensorcalc
+derivatives, compiled once per expression and cached), its gradient and Hessian
+scattered into the coordinates y of the `View` (symmetric matrices by their upper
+triangle). `values(y)` gives every c_j, `jacobian(y)` the rows grad c_j, and
+`hessian(y, w)` / `hvp(y, v, w)` the weighted sum sum_j w_j H_j, skipping constraints of
+zero weight and those whose symbolic Hessian is zero (affine constraints). A constraint
+between tensors (`G * x <= h`) is one row per entry (`Rows`); `multipliers` gathers the
+rows' multipliers back by label.
+`violation(y)` is the largest violation: max(c_j, 0) for inequalities, |c_j| for
+equalities, and the distance outside the closed bounds and the cones.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from functools import lru_cache
+
+import numpy as np
+
+import tensorcalc as tc
+from solvers.cluster.distributed import evaluated
+from solvers.constrained.space import View, dense
+from solvers.methods.linalg import Blocks
+from solvers.objective.smooth import Objective
+from solvers.task.prepare import Task, variables
+from tensorcalc import Expr, dag
+
+
+class Part:
+    """One scalar constraint's compiled functions and where its variables sit in z. The
+    row interface (`rows`, `shape`, `values`, `values_jacobian`, `row_hessian`, `row_hvp`)
+    is the one `Rows` has, for one row."""
+
+    rows, shape = 1, ()
+
+    def __init__(self, task: Task, constraint, view: View):
+        self.constraint, self.view = constraint, view
+        obj = view.obj
+        present = variables(constraint.expr)
+        free = tuple(v for v in task.free if v.name in present)
+        sub = dataclasses.replace(task, expr=constraint.expr, sign=1.0, free=free, constraints=(),
+                                  fixed={n: a for n, a in task.fixed.items() if n in present})
+        self.obj = Objective(sub, view.xp)
+        self.index = np.concatenate([np.arange(a, b) for v, a, b in zip(obj.free, obj.offsets, obj.offsets[1:])
+                                     if v.name in present])
+        self.whole = self.index.size == obj.n
+        self.index = view.xp.asarray(self.index)
+        self.affine = affine_in(constraint.expr, [v.name for v in free])
+        self._linear = None       # (gradient, value - gradient . y) of an affine constraint
+
+    def _z(self, y):
+        z = self.view.space.lift(y)
+        return z if self.whole else z[self.index]
+
+    def _scatter(self, g_part):
+        if self.whole:
+            return g_part
+        g = self.view.xp.zeros(self.view.obj.n)
+        g[self.index] = g_part
+        return g
+
+    def value(self, y) -> float:
+        if self._linear is not None:
+            return float(self._linear[0] @ y) + self._linear[1]
+        return self.obj.value(self._z(y))
+
+    def value_grad(self, y):
+        """c and its gradient; an affine constraint's gradient is computed once."""
+        if self._linear is not None:
+            return self.value(y), self._linear[0]
+        f, g = self.obj.value_grad(self._z(y))
+        g = self.view.space.grad(self._scatter(g))
+        if self.affine and math.isfinite(f):
+            self._linear = (g, f - float(g @ y))
+        return f, g
+
+    def hessian(self, y):
+        H = self.obj.value_grad_hess(self._z(y))[2]
+        xp = self.view.xp
+        if isinstance(H, Blocks):
+            H = dense(xp, H)
+        if not self.whole:
+            full = xp.zeros((self.view.obj.n, self.view.obj.n))
+            full[self.index[:, None], self.index[None, :]] = H
+            H = full
+        return self.view.space.hess(H)
+
+    def hvp(self, y, v):
+        part = self.view.space.lift(v)
+        part = part if self.whole else part[self.index]
+        return self.view.space.grad(self._scatter(self.obj.hvp(self._z(y), part)))
+
+    # ------------------------------------------------------------------ as one row
+    def values(self, y):
+        return self.view.xp.asarray([self.value(y)], dtype=float)
+
+    def values_jacobian(self, y):
+        f, g = self.value_grad(y)
+        return self.view.xp.asarray([f], dtype=float), g[None, :]
+
+    def row_hessian(self, y, w):
+        return float(w[0]) * self.hessian(y)
+
+    def row_hvp(self, y, v, w):
+        return float(w[0]) * self.hvp(y, v)
+
+
+class Rows:
+    """A constraint of order >= 1: one row c_i(x) per entry of its expression g (`G * x
+    <= h`), with the interface of `Part` for many rows. Values and the Jacobian (the
+    symbolic derivative of g, its axes g's then the variable's) come from one compiled
+    call, once for an affine g; the weighted Hessian sum_i w_i H_i is the Hessian of the
+    scalar w . g (`Part` of it, w a fixed parameter set per call)."""
+
+    def __init__(self, task: Task, constraint, view: View, y0):
+        self.constraint, self.view = constraint, view
+        names = tuple(v.name for v in task.free if v.name in variables(constraint.expr))
+        self.part = Part(task, constraint, view)          # packing, data, coordinates
+        self.program = _rows_program(constraint.expr, names)
+        self.affine = self.part.affine
+        self._linear = None
+        c = self._evaluate(y0)[0]
+        self.shape, self.rows = tuple(c.shape), int(c.size)
+        self.weight = _fresh("w_rows", tuple(task.fixed) + tuple(v.name for v in task.free))
+        weighted = dataclasses.replace(constraint, expr=dag.product(
+            dag.var(self.weight, constraint.expr.axes), constraint.expr,
+            (dag.LETTERS[:len(self.shape)],) * 2 + ("",)))
+        fixed = {**task.fixed, self.weight: np.zeros(self.shape)}
+        self.weighted = Part(dataclasses.replace(task, fixed=fixed), weighted, view)
+
+    def _evaluate(self, y):
+        obj, xp = self.part.obj, self.view.xp
+        c, *grads = evaluated(self.program, obj._values(self.part._z(y)))
+        rows = int(np.prod(c.shape, dtype=np.int64))
+        J = xp.concatenate([d.reshape(rows, -1) for d in grads], axis=1) if grads else xp.zeros((rows, 0))
+        return c, J
+
+    def values(self, y):
+        return self.values_jacobian(y)[0]
+
+    def values_jacobian(self, y):
+        """(c, J): the rows' values and their gradients in y (rows x n)."""
+        if self._linear is not None:
+            J, offset = self._linear
+            return J @ y + offset, J
+        c, J = self._evaluate(y)
+        c, J = c.reshape(-1), self._in_y(J)
+        if self.affine and bool(self.view.xp.isfinite(c).all()):
+            self._linear = (J, c - J @ y)
+        return c, J
+
+    def _in_y(self, J):
+        """Jacobian columns of the part's variables scattered into y's coordinates."""
+        xp, space, part = self.view.xp, self.view.space, self.part
+        full = J if part.whole else xp.zeros((J.shape[0], self.view.obj.n))
+        if not part.whole:
+            full[:, part.index] = J
+        return full if space.identity else full[:, space.up] + space.twin * full[:, space.down]
+
+    def row_hessian(self, y, w):
+        self.weighted.obj.set_fixed(self.weight, w.reshape(self.shape))
+        return self.weighted.hessian(y)
+
+    def row_hvp(self, y, v, w):
+        self.weighted.obj.set_fixed(self.weight, w.reshape(self.shape))
+        return self.weighted.hvp(y, v)
+
+
+class Constraints:
+    """Every constraint of `task` in the coordinates of `view`, one row per entry of a
+    tensor constraint; see the module docstring."""
+
+    def __init__(self, task: Task, view: View):
+        self.view, self.xp = view, view.xp
+        if not task.constraints:                # bounds or cones alone: nothing to compile
+            self.parts, self.labels, self.slices, self.m = [], [], [], 0
+            self.equality = view.xp.zeros(0, dtype=bool)
+            return
+        y0 = view.pack(task.x0) if any(c.expr.order for c in task.constraints) else None
+        self.parts = [Rows(task, c, view, y0) if c.expr.order else Part(task, c, view) for c in task.constraints]
+        self.labels = [c.label for c in task.constraints]
+        sizes = [p.rows for p in self.parts]
+        self.slices = [slice(a, a + k) for a, k in zip(np.cumsum([0] + sizes[:-1]), sizes)]
+        self.equality = view.xp.asarray(np.repeat([c.kind == "==" for c in task.constraints], sizes).astype(bool))
+        self.m = int(sum(sizes))
+
+    def values(self, y):
+        if not self.parts:
+            return self.xp.zeros(0)
+        return self.xp.concatenate([p.values(y).reshape(-1) for p in self.parts])
+
+    def values_jacobian(self, y):
+        """(c, J): every value, and the gradients as the rows of J (m x n)."""
+        if not self.parts:
+            return self.xp.zeros(0), self.xp.zeros((0, self.view.n))
+        pairs = [p.values_jacobian(y) for p in self.parts]
+        return (self.xp.concatenate([c.reshape(-1) for c, _ in pairs]),
+                self.xp.concatenate([J.reshape(-1, self.view.n) for _, J in pairs]))
+
+    def hessian(self, y, weights):
+        """sum_j w_j H_j (n x n), zero when every weighted constraint is affine."""
+        H = self.xp.zeros((self.view.n, self.view.n))
+        for p, w in self._weighted(weights):
+            H += p.row_hessian(y, w)
+        return H
+
+    def hvp(self, y, v, weights):
+        out = self.xp.zeros(self.view.n)
+        for p, w in self._weighted(weights):
+            out += p.row_hvp(y, v, w)
+        return out
+
+    def _weighted(self, weights):
+        """(part, its rows' weights) for the curved parts with a weight that is not 0."""
+        host = np.asarray(_host(weights))
+        for p, rows in zip(self.parts, self.slices):
+            w = host[rows]
+            if not p.affine and bool((w != 0).any()):
+                yield p, self.xp.asarray(w)
+
+    def multipliers(self, rows) -> dict:
+        """Row multipliers by label: a number per scalar constraint, an array of the
+        constraint's shape per tensor one."""
+        host = np.asarray(_host(rows))
+        return {label: float(host[s][0]) if not p.shape else host[s].reshape(p.shape)
+                for label, p, s in zip(self.labels, self.parts, self.slices)}
+
+    def affine(self) -> bool:
+        return all(p.affine for p in self.parts)
+
+    def violation(self, c) -> float:
+        """The largest violation among the values c (inequalities above 0, equalities off 0)."""
+        if not self.m:
+            return 0.0
+        xp = self.xp
+        excess = xp.where(self.equality, xp.abs(c), xp.maximum(c, 0.0))
+        return float(excess.max()) if bool(xp.isfinite(excess).all()) else math.inf
+
+
+def _fresh(name: str, taken) -> str:
+    while name in taken:
+        name += "_"
+    return name
+
+
+@lru_cache(maxsize=256)
+def _rows_program(expr: Expr, names: tuple[str, ...]):
+    """One compiled call giving a tensor constraint's values and its derivative by each
+    variable of `names`."""
+    found = tc.variables(expr)
+    return tc.compile([expr, *(tc.derivative(expr, found[n]) for n in names)])
+
+
+def bound_violation(view: View, y) -> float:
+    """The largest distance of y outside the closed bounds and the cones (0 inside)."""
+    xp, worst = view.xp, 0.0
+    if view.box is not None and view.n:
+        below = xp.maximum(view.box.lower - y, 0.0)
+        above = xp.maximum(y - view.box.upper, 0.0)
+        worst = max(float(below.max()), float(above.max()))
+    for sign, X in view.space.matrices(y):
+        low = float(xp.linalg.eigvalsh(sign * (X + X.T) / 2).min())
+        worst = max(worst, -low)
+    return worst
+
+
+def _host(weights):
+    return [float(w) for w in (weights.get() if hasattr(weights, "get") else weights)]
+
+
+def affine_in(expr: Expr, names) -> bool:
+    """Whether `expr` is affine in the variables `names` (those it does not read count as
+    affine): no gradient reads one of them. (A zero symbolic Hessian would not do: relu
+    and abs have one and are not affine.)"""
+    found = variables(expr)
+    return _affine(expr, tuple(n for n in names if n in found))
+
+
+@lru_cache(maxsize=256)
+def _affine(expr: Expr, names: tuple[str, ...]) -> bool:
+    found = tc.variables(expr)
+    return not any(set(tc.variables(tc.derivative(expr, found[n]))) & set(names) for n in names)

@@ -1,0 +1,1 @@
+"""Reformulations applied before a solve: kinks lifted into epigraph constraints."""

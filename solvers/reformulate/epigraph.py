@@ -1,0 +1,241 @@
+"""Kinks lifted into constraints: abs and relu of affine arguments, and maxes, as epigraph
+variables.
+
+The Newton and quasi-Newton methods need a twice differentiable objective; the lasso's
+lam * sum(abs(w)), the hinge loss sum(relu(1 - y .* (X * w))), an L1 fit or a max (read
+as b + relu(a - b)) have kinks exactly where their solutions lie, and a method walking
+on them stalls there. Each such term met where the function grows with it is replaced
+by a new variable t of its shape, with entrywise constraints
+
+    abs(A):   A - t <= 0,  -A - t <= 0          relu(A):   A - t <= 0,  t >= 0
+    max(A_1, ..., A_k):   A_i - t <= 0 for every i
+
+(the standard epigraph reformulation, Boyd and Vandenberghe 4.1.3). It is exact: where
+the term's weight is positive, a minimiser has t = |A| (relu(A), the max); where it is 0,
+t does not matter. "Grows with it": the site is reached from the objective (or from the g
+of a constraint g <= 0) through sums, negations, gathers and products whose other factors
+are constants or parameters declared nonneg, with an even number of sign changes on the
+way. For abs and relu, A is affine in the free variables (`tensorcalc.algebra.degree`), so the
+new constraints are affine. A max is `b + relu(a - b)` as `maximum(a, b)` and `max(x)`
+write it, nested maxes flattened; it grows with every operand, so each operand is
+rewritten first, and a max whose operands are then smooth (no kink of the variables
+left) is lifted: max(abs(A x - b)) with affine rows, maximum(x' * x, 1 - sum(x)) with a
+smooth convex row for the interior point. Anything else (abs under a square, abs of a
+curved argument, a kink that the objective falls with) is left as it is.
+
+The lifted problem is smooth; with affine rows, a quadratic objective (lasso, SVM)
+becomes a QP for `qp`. `solvers.api` reports the result in the original variables.
+"""
+from __future__ import annotations
+
+import dataclasses
+from functools import lru_cache
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+import tensorcalc as tc
+from convexcheck.problem.model import Attributes
+from solvers.task.prepare import Constraint, Free, Task, variables
+from tensorcalc import Expr, dag
+from tensorcalc.algebra.degree import degree
+from tensorcalc.dag import Const, Elementwise, Product, Sum, Var
+
+KINKS = ("abs", "relu")
+LABEL = "epigraph"           # labels of the added constraints: "epigraph 1", ...
+
+
+@dataclasses.dataclass
+class Lifted:
+    """The smooth task and what was added to it: the names of the new variables and the
+    labels of the new constraints."""
+
+    task: Task
+    added: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
+
+
+def lift(task: Task) -> Lifted:
+    """The task with every liftable kink of the objective and of its `<=` constraints
+    replaced (see the module docstring); the task itself when there is none."""
+    declarations = task.problem.declarations
+    names = frozenset(v.name for v in task.free)
+    nonneg = frozenset(n for n, d in declarations.items()
+                       if d.kind == "parameter" and d.attributes.lower is not None and d.attributes.lower >= 0)
+    expr, rewritten, sites = _rewritten(task.expr, tuple(c.expr if c.kind == "<=" else None for c in task.constraints),
+                                        names, names | frozenset(task.fixed) | frozenset(declarations), nonneg)
+    if not sites:
+        return Lifted(task)
+    constraints = [dataclasses.replace(c, expr=e) if e is not None else c for c, e in zip(task.constraints, rewritten)]
+    free, x0, added, labels = list(task.free), dict(task.x0), [], []
+    for k, (fn, args, t) in enumerate(sites, 1):
+        values = [_value(A, task, x0) for A in args]
+        # t >= |A| bounds t below already: a bound t >= 0 beside it would make three
+        # constraints meet where A = 0 (degenerate, and badly conditioned near there)
+        free.append(Free(t.name, values[0].shape, Attributes(lower=0.0) if fn == "relu" else Attributes()))
+        x0[t.name] = np.max([np.abs(v) for v in values], axis=0) + 1.0   # strictly inside every row
+        added.append(t.name)
+        rows = [dag.sub(A, t) for A in args] + ([dag.sub(dag.neg(args[0]), t)] if fn == "abs" else [])
+        for row in rows:
+            label = f"{LABEL} {len(labels) + 1}"
+            constraints.append(Constraint(label, f"{fn}(...) <= {t.name}", "<=", row, 0))
+            labels.append(label)
+    lifted = dataclasses.replace(task, expr=expr, free=tuple(free), x0=x0, constraints=tuple(constraints))
+    return Lifted(lifted, tuple(added), tuple(labels))
+
+
+@lru_cache(maxsize=128)
+def _rewritten(expr: Expr, constraints: tuple[Expr | None, ...], names: frozenset, taken: frozenset,
+               nonneg: frozenset):
+    """(objective, `<=` constraints (None for the others), sites) rewritten by one walk:
+    a function of the expressions and the names alone, so kept for the next solve of the
+    same problem, which then walks nothing."""
+    walk = _Walk(names, taken, nonneg)
+    out = walk.rewrite(expr)
+    rows = tuple(None if c is None else walk.rewrite(c) for c in constraints)
+    return out, rows, tuple(walk.sites)
+
+
+class _Step(NamedTuple):
+    """What one (node, sign) of the walk needs, and how its result is built from theirs."""
+
+    children: tuple[tuple[Expr, int], ...]
+    finish: Callable[[list[Expr]], Expr]
+
+
+class _Walk:
+    """Finds and replaces the liftable sites (one walk per expression, a cache per node):
+    `names` the free variables, `taken` every name in use, `nonneg` the parameters
+    declared >= 0."""
+
+    def __init__(self, names: frozenset, taken: frozenset, nonneg: frozenset):
+        self.names, self.taken, self.nonneg = names, set(taken), nonneg
+        self.sites: list[tuple[str, Expr, Var]] = []
+        self.done: dict[tuple, Expr] = {}
+        self.counts: dict[str, int] = {}           # the last number given to each kind of site
+
+    def rewrite(self, root: Expr, sign: int = 1) -> Expr:
+        """`root` with its liftable sites replaced; `sign` is +1 where the whole grows with
+        `root`, -1 where it falls (under a negation or a negative weight).
+
+        Iterative, in dependency order (each (node, sign) after what it needs, children
+        left to right, as a recursive walk would meet them, so sites are numbered the
+        same), each (node, sign) once: no depth of nesting reaches Python's recursion
+        limit."""
+        stack: list[tuple[tuple[Expr, int], _Step | None]] = [((root, sign), None)]
+        while stack:
+            key, step = stack.pop()
+            if key in self.done:
+                continue
+            if step is None:
+                step = self._step(*key)
+                pending = [c for c in step.children if c not in self.done]
+                if pending:
+                    stack.append((key, step))
+                    stack.extend((c, None) for c in reversed(pending))
+                    continue
+            self.done[key] = step.finish([self.done[c] for c in step.children])
+        return self.done[(root, sign)]
+
+    def _step(self, node: Expr, sign: int) -> _Step:
+        operands = _max_operands(node) if sign > 0 else []
+        if operands:
+            return _Step(tuple((a, sign) for a in operands), lambda done: self._max(node, done))
+        if isinstance(node, (Sum, dag.Gather)):             # a gather is linear: reads entries of its argument
+            return _Step(tuple((a, sign) for a in node.args), lambda done: dag.rebuild(node, tuple(done)))
+        if isinstance(node, Product):
+            return self._product(node, sign)
+        if isinstance(node, Elementwise) and node.fn == "neg":
+            return _Step(((node.args[0], -sign),), lambda done: dag.rebuild(node, tuple(done)))
+        if (sign > 0 and isinstance(node, Elementwise) and node.fn in KINKS
+                and degree(node.args[0], self.names) <= 1):
+            return _Step((), lambda done: self._site(node.fn, (node.args[0],), node.axes))
+        return _Step((), lambda done: node)
+
+    def _max(self, node: Expr, operands: list[Expr]) -> Expr:
+        """A max of operands smooth after their own rewriting as a site; else the max
+        of the rewritten operands, nested as written."""
+        if all(self._smooth(a) for a in operands):
+            return self._site("max", tuple(operands), node.axes)
+        best = operands[0]
+        for a in operands[1:]:
+            best = dag.add(a, dag.elementwise("relu", dag.sub(best, a)))
+        return best
+
+    def _product(self, node: Product, sign: int) -> _Step:
+        """Into the one factor that reads a free variable, when the others have one sign."""
+        reading = [k for k, a in enumerate(node.args) if self.names & variables(a).keys()]
+        signs = [self._sign(a) for k, a in enumerate(node.args) if k not in reading]
+        if len(reading) != 1 or 0 in signs:
+            return _Step((), lambda done: node)
+        k = reading[0]
+        replaced = lambda done: dag.rebuild(node, node.args[:k] + (done[0],) + node.args[k + 1:])  # noqa: E731
+        return _Step(((node.args[k], sign * int(np.prod(signs))),), replaced)
+
+    def _smooth(self, expr: Expr) -> bool:
+        """No kink (abs, relu, sign) of the free variables left in expr."""
+        return not any(isinstance(n, Elementwise) and n.fn in KINKS + ("sign",) and self.names & variables(n).keys()
+                       for n in dag.topo(expr))
+
+    def _sign(self, node: Expr) -> int:
+        """+1 (-1) for a weight known >= 0 (<= 0), 0 when unknown."""
+        if isinstance(node, Const):
+            return 1 if node.value >= 0 else -1
+        if isinstance(node, Var):
+            return 1 if node.name in self.nonneg else 0
+        return 1 if isinstance(node, dag.Delta) else 0
+
+    def _site(self, fn: str, args: tuple[Expr, ...], axes) -> Var:
+        """A new variable t_fn (t_fn_2, t_fn_3, ... for the next, skipping names in use)."""
+        name = f"t_{fn}"
+        while name in self.taken:
+            self.counts[fn] = self.counts.get(fn, 1) + 1
+            name = f"t_{fn}_{self.counts[fn]}"
+        self.taken.add(name)
+        t = dag.var(name, axes)
+        self.sites.append((fn, args, t))
+        return t
+
+
+def _max_operands(node: Expr) -> list[Expr]:
+    """The operands of a max written b + relu(a - b), nested maxes flattened (a, then b);
+    [] for any other node. Iterative: maxes may nest deeply."""
+    pair = _max_pair(node)
+    if pair is None:
+        return []
+    operands, stack = [], list(reversed(pair))
+    while stack:
+        inner = stack.pop()
+        pair = _max_pair(inner)
+        if pair is None:
+            operands.append(inner)
+        else:
+            stack.extend(reversed(pair))
+    return operands
+
+
+def _max_pair(node: Expr) -> tuple[Expr, Expr] | None:
+    """(a, b) for a node b + relu(a - b), else None."""
+    if not (isinstance(node, Sum) and isinstance(node.args[1], Elementwise) and node.args[1].fn == "relu"):
+        return None
+    b, inner = node.args[0], node.args[1].args[0]
+    if not (isinstance(inner, Sum) and _negates(inner.args[1], b)):
+        return None
+    return inner.args[0], b
+
+
+def _negates(node: Expr, b: Expr) -> bool:
+    """node is -(b): a negation of b, or for a constant b the constant -b (dag.neg folds it)."""
+    if isinstance(b, Const):
+        return isinstance(node, Const) and node.axes == b.axes and node.value == -b.value
+    return isinstance(node, Elementwise) and node.fn == "neg" and node.args[0] is b
+
+
+def _value(A: Expr, task: Task, x0: dict) -> np.ndarray:
+    """A at the start (its shape is the new variable's)."""
+    known = lambda n: n in x0 or n in task.fixed                      # noqa: E731
+    values = {n: np.asarray(x0[n] if n in x0 else task.fixed[n]) for n in variables(A) if known(n)}
+    return np.asarray(tc.evaluate(A, values), dtype=float)
+
+
+__all__ = ["lift", "Lifted", "LABEL"]

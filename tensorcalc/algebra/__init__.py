@@ -1,0 +1,1 @@
+"""The algebra of products: monomials, simplification and polynomial degree."""

@@ -1,0 +1,1 @@
+"""The disk cache: authenticated entries in a private folder, and expressions as data and back."""
