@@ -31,6 +31,7 @@ from solvers.methods.history import HEADER, Clock, Iteration, optimize_result
 from solvers.methods.loop import MAX_ESCAPES, Options, close, iterate, max_abs
 from solvers.methods.newton import Newton
 from solvers.objective.smooth import Objective
+from solvers.result import Family, status_message
 from solvers.task.device import array_module, to_host
 from solvers.task.prepare import SolverError, prepare, refuse_constraints
 
@@ -115,11 +116,6 @@ def _value_grad(obj: Objective, state: dict):
     return f, obj.unpack(g)
 
 
-MESSAGES = {0: "converged: every block has max|g| <= gtol and lambda^2/2 <= tol",
-            1: "stopped: the sweep limit was reached before convergence",
-            2: "stopped: a block's line search found no decrease"}
-
-
 def _solve(objs, blocks, state, sweeps: int, opts: Options, joint: Objective):
     """(status, message, history): sweeps until they stop, the joint point examined
     there, and sweeps again after each step away from a joint saddle."""
@@ -128,7 +124,7 @@ def _solve(objs, blocks, state, sweeps: int, opts: Options, joint: Objective):
         print(HEADER)
     if any(map(is_dask, state.values())):                 # see `alternate`: not examined
         status = _sweeps(objs, blocks, state, sweeps, opts, clock, history)
-        return status, MESSAGES[status], history
+        return status, status_message(Family.ALTERNATE, status), history
     start = joint.pack(state)
     for escapes in range(MAX_ESCAPES + 1):
         status = _sweeps(objs, blocks, state, sweeps - _count(history, len(blocks)), opts, clock, history)
@@ -137,7 +133,7 @@ def _solve(objs, blocks, state, sweeps: int, opts: Options, joint: Objective):
         verdict = certify.examine(joint, z, f, g, None, opts, start, (z - start,), status)
         if verdict.point is None or escapes == MAX_ESCAPES or _count(history, len(blocks)) >= sweeps:
             if verdict.status == status:
-                return status, MESSAGES[status], history
+                return status, status_message(Family.ALTERNATE, status), history
             return verdict.status, verdict.message, history
         it = Iteration(len(history), opts.sign * f, max_abs(joint, g), block="escape", step=verdict.t,
                        trials=verdict.trials, fallbacks=[verdict.note])

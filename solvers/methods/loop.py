@@ -16,14 +16,9 @@ from solvers.cluster.trials import along
 from solvers.methods import stopping as certify
 from solvers.methods.history import HEADER, Clock, Iteration, optimize_result, row
 from solvers.methods.linesearch import backtrack
+from solvers.result import Family, Status, status_message
 from solvers.task.prepare import SolverError
 
-MESSAGES = {
-    0: "converged: max|g| <= gtol{newton}",
-    1: "stopped: the iteration limit was reached before convergence",
-    2: "stopped: the line search found no decrease along the direction nor the negative gradient",
-    3: "stopped by the callback",
-}                    # 4 (not a local minimum) and 5 (no minimiser): `certify` words them
 MAX_ESCAPES = 10     # steps away from saddle points in one solve
 EPS = 2.0 ** -52
 ROUNDING = math.sqrt(EPS)  # a Newton step this small relative to x is rounding (`_at_rounding_level`)
@@ -171,7 +166,7 @@ def run(obj, method, z, opts: Options) -> Outcome:
             it = Iteration(k + 1, opts.sign * f, max_abs(obj, g))
             history.append(it)
             close(it, clock, opts)
-            return Outcome(z, f, g, 3, MESSAGES[3], history)
+            return Outcome(z, f, g, Status.CALLBACK, status_message(Family.DESCENT, Status.CALLBACK), history)
     raise AssertionError("unreachable: the last iteration returns")
 
 
@@ -335,4 +330,4 @@ def _message(status: int, method, it: Iteration, f: float) -> str:
                 f"no entry beyond sqrt(eps) of x and predicts a decrease under f's rounding (the "
                 f"objective's scale is {abs(f):.3g})")
     newton = " and lambda^2/2 <= tol" if method.newton else ""
-    return MESSAGES[status].format(newton=newton)
+    return status_message(Family.DESCENT, status, newton=newton)
