@@ -128,7 +128,8 @@ class Bench:
         self.marker.unlink(missing_ok=True)
 
 
-CANARIES = ["variable x\nminimize 0 - x^2 + 3 * x\n", "parameter A[n, n] psd\nvariable x[n]\nminimize x' * A * x - sum(x)\n"]
+CANARIES = ["variable x\nminimize 0 - x^2 + 3 * x\n",
+            "parameter A[n, n] psd\nvariable x[n]\nminimize x' * A * x - sum(x)\n"]
 
 
 def fingerprint(kind: str, value):
@@ -254,7 +255,9 @@ def attack(bench: Bench, name: str, how: str, seed: int) -> Verdict:
         return Verdict("bug", "planted code ran")
     if _same(got, bench.reference[name]):
         return Verdict("same")
-    return Verdict("changed") if how in SIGNED else Verdict("bug", f"an unsigned entry changed the result: {got!r:.200}")
+    if how in SIGNED:
+        return Verdict("changed")
+    return Verdict("bug", f"an unsigned entry changed the result: {got!r:.200}")
 
 
 def _same(a, b) -> bool:

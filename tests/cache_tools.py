@@ -76,4 +76,5 @@ def replace_with(path: pathlib.Path, what: str, other: pathlib.Path) -> None:
         path.symlink_to(other)
 
 
-__all__ = ["cache", "forget", "entries", "secret", "body", "write_body", "name_parts", "payload_functions", "replace_with"]
+__all__ = ["cache", "forget", "entries", "secret", "body", "write_body", "name_parts", "payload_functions",
+           "replace_with"]

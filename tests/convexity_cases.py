@@ -131,5 +131,6 @@ CASES = [
      "maximize logdet(x1 * A1 + x2 * A2)", False, True),
     ("cone_diag_pos", "variable x[n] pos\nmaximize logdet(diag(x))", False, True),              # sum(log(x))
     ("cone_diag_neg_inv", "variable x[n] neg\nminimize tr(inv(diag(x)))", False, True),          # sum(1 / x), x < 0
-    ("cone_diag_free", "variable x[n]\nmaximize logdet(diag(x))", None, False),                  # n = 1: log x, x < 0 excluded; n = 2: x1 x2 > 0 not convex
+    # n = 1: log x, x < 0 excluded; n = 2: x1 x2 > 0 not convex
+    ("cone_diag_free", "variable x[n]\nmaximize logdet(diag(x))", None, False),
 ]

@@ -23,8 +23,9 @@ the problem (`expression EXPR`), `Case.data` the parameter values for
 variables, `evaluate(expr, variables, point)` the CVXPY value at a point.
 
 Only twice-differentiable atoms are generated (on the interior of their domain): no abs,
-max, norms, relu (tests/dcp_nested.py, the second generator, has those). The renderings are the same function wherever both are defined; on the
-declared domain both are defined except under 'implicit' atoms (`Case.implicit`).
+max, norms, relu (tests/dcp_nested.py, the second generator, has those). The renderings are
+the same function wherever both are defined; on the declared domain both are defined except
+under 'implicit' atoms (`Case.implicit`).
 """
 from __future__ import annotations
 
@@ -562,7 +563,7 @@ class Case:
 
     @property
     def text(self) -> str:
-        lines = [f"parameter {n}" + (f"[{', '.join(map(str, shape))}]" if shape else "") + (f" {attrs}" if attrs else "")
+        lines = [f"parameter {n}" + _dims(shape) + (f" {attrs}" if attrs else "")
                  for n, (shape, attrs, _) in self.params.items()]
         for name in VARIABLES:
             if name in self.node.names:
@@ -771,3 +772,8 @@ def _step(case: Case, point, direction, scale: float) -> float:
             if np.any(d > 0):
                 h = min(h, 0.9 * float(np.min(point[n][d > 0] / d[d > 0])))
     return h
+
+
+def _dims(shape: tuple) -> str:
+    """`[2, 3]` for a shape, nothing for a scalar."""
+    return f"[{', '.join(map(str, shape))}]" if shape else ""

@@ -14,7 +14,8 @@ spec.loader.exec_module(bench)
 
 
 def _outcome(convex, concave, truth):
-    side = lambda status: SimpleNamespace(status=status, proof=["a rule"], failures=[], witness=None)
+    def side(status):
+        return SimpleNamespace(status=status, proof=["a rule"], failures=[], witness=None)
     report = SimpleNamespace(verdict="convex", objective=SimpleNamespace(convex=side(convex), concave=side(concave)))
     return bench.Outcome(bench.Case("fake", "variable x\nminimize x^2", truth), report=report)
 
