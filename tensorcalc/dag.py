@@ -1,6 +1,6 @@
 """Expression DAG: a closed set of immutable, hash-consed node types and their builders.
 
-Every node is built through `_intern`, so structurally equal expressions are the same
+Every node is built through `intern`, so structurally equal expressions are the same
 object (the thesis' common subtree elimination, section 3.2.2): `a is b` is equality and
 hashing is by identity, O(1) and free of recursion however deep the DAG.
 
@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import math
 import weakref
-from functools import lru_cache
-from typing import Iterable, NamedTuple
+from typing import Iterable, NamedTuple, TypeVar
 
 from tensorcalc.errors import TensorCalcError
+from tensorcalc.memo import memoized
 
 ELEMENTWISE = ("sin", "cos", "tan", "arcsin", "arccos", "arctan", "tanh", "exp", "log",
                "sign", "relu", "abs", "huber", "neg", "recip")
@@ -90,7 +90,7 @@ class Expr:
         return self
 
     def __reduce__(self):
-        return (_intern, (type(self), self.params(), self.args, self.axes))
+        return (intern, (type(self), self.params(), self.args, self.axes))
 
 
 class Var(Expr):
@@ -146,12 +146,19 @@ class Gather(Expr):
     _params = ("batch", "shape", "source", "rows", "domain")
 
 
+E = TypeVar("E", bound=Expr)
+
 NODE_TYPES = (Var, Const, Delta, Sum, Product, Elementwise, Special, Power, Gather)
 
 _TABLE: "weakref.WeakValueDictionary[tuple, Expr]" = weakref.WeakValueDictionary()
 
 
-def _intern(cls: type, params: tuple, args: tuple, axes: tuple) -> Expr:
+def intern(cls: type[E], params: tuple, args: tuple[Expr, ...], axes: tuple[Axis, ...]) -> E:
+    """The one node of type `cls` with these parameters, children and axes: made on first
+    request, the same object afterwards (while it lives). It checks nothing: the builders
+    below check their operands and then call it; code that builds a node no builder makes
+    (`Gather` in `tensorcalc.gather.affine`, evaluation-only nodes in
+    `tensorcalc.numeric.minors`) calls it directly and owns those checks."""
     key = (cls, params, args, axes)
     node = _TABLE.get(key)
     if node is None:
@@ -168,7 +175,7 @@ def rebuild(node: Expr, args: tuple[Expr, ...]) -> Expr:
     """`node` with new children of the same axes (the generic rewrite of every pass)."""
     if args == node.args:
         return node
-    return _intern(type(node), node.params(), args, node.axes)
+    return intern(type(node), node.params(), args, node.axes)
 
 
 # ----------------------------------------------------------------------------- leaves
@@ -179,14 +186,14 @@ def var(name: str, axes: Iterable[Axis]) -> Var:
         raise TensorCalcError(f"variable name {name!r} is not a valid identifier")
     if len(axes) > MAX_ORDER:
         raise TensorCalcError(f"variable {name!r} has order {len(axes)}; at most {MAX_ORDER} is supported")
-    return _intern(Var, (name,), (), axes)
+    return intern(Var, (name,), (), axes)
 
 
 def const(value: float, axes: Iterable[Axis] = ()) -> Const:
     value = float(value)
     if not math.isfinite(value):
         raise TensorCalcError(f"constant {value} is not a finite number")
-    return _intern(Const, (value + 0.0,), (), tuple(axes))
+    return intern(Const, (value + 0.0,), (), tuple(axes))
 
 
 def delta(n: int, axes: Iterable[Axis]) -> Delta:
@@ -195,7 +202,7 @@ def delta(n: int, axes: Iterable[Axis]) -> Delta:
         raise TensorCalcError(f"delta's order must be an integer from 0 to {MAX_ORDER}, got {n!r}")
     if len(axes) != 2 * n or axes[:n] != axes[n:]:
         raise TensorCalcError(f"delta({n}) needs {2 * n} axes whose halves agree, got {_fmt(axes)}")
-    return _intern(Delta, (n,), (), axes)
+    return intern(Delta, (n,), (), axes)
 
 
 def const_like(value: float, like: Expr) -> Const:
@@ -208,7 +215,7 @@ def const_like(value: float, like: Expr) -> Const:
 def add(a: Expr, b: Expr) -> Sum:
     if a.axes != b.axes:
         raise TensorCalcError(f"cannot add tensors with axes {_fmt(a.axes)} and {_fmt(b.axes)}")
-    return _intern(Sum, (), (a, b), a.axes)
+    return intern(Sum, (), (a, b), a.axes)
 
 
 def product(a: Expr, b: Expr, spec) -> Expr:
@@ -231,13 +238,13 @@ def contraction(operands: tuple[Expr, ...], spec) -> Expr:
         for one, other, s in ((1, 0, spec.inputs[0]), (0, 1, spec.inputs[1])):
             if _is_one(operands[one]) and s == spec.out:
                 return operands[other]
-    return _intern(Product, (spec,), operands, axes)
+    return intern(Product, (spec,), operands, axes)
 
 
 def elementwise(fn: str, a: Expr) -> Expr:
     if fn not in ELEMENTWISE:
         raise TensorCalcError(f"unknown element-wise function {fn!r}")
-    return _intern(Elementwise, (fn,), (a,), a.axes)
+    return intern(Elementwise, (fn,), (a,), a.axes)
 
 
 def special(fn: str, a: Expr) -> Special:
@@ -245,13 +252,13 @@ def special(fn: str, a: Expr) -> Special:
         raise TensorCalcError(f"unknown matrix function {fn!r}")
     if a.order != 2 or a.axes[0] != a.axes[1]:
         raise TensorCalcError(f"{fn} needs a square matrix, got axes {_fmt(a.axes)}")
-    return _intern(Special, (fn,), (a,), () if fn == "det" else a.axes)
+    return intern(Special, (fn,), (a,), () if fn == "det" else a.axes)
 
 
 def power(base: Expr, exponent: Expr) -> Power:
     if exponent.order != 0:
         raise TensorCalcError(f"the exponent of ^ must be a scalar, got order {exponent.order}")
-    return _intern(Power, (), (base, exponent), base.axes)
+    return intern(Power, (), (base, exponent), base.axes)
 
 
 # ----------------------------------------------------------------------------- sugar
@@ -317,7 +324,7 @@ def _as_spec(spec) -> Spec:
     return Spec(tuple(inputs), out)
 
 
-@lru_cache(maxsize=1 << 14)
+@memoized(maxsize=1 << 14)
 def canonical_spec(spec: Spec) -> Spec:
     """Rename letters in order of first appearance (inputs, then out) to LETTERS.
     (Cached: every product built goes through here, and programs use few distinct specs.)"""
@@ -331,7 +338,7 @@ def canonical_spec(spec: Spec) -> Spec:
                 "".join(rename[c] for c in spec.out))
 
 
-@lru_cache(maxsize=1 << 14)
+@memoized(maxsize=1 << 14)
 def _product_axes(spec: Spec, operand_axes: tuple[tuple[Axis, ...], ...]) -> tuple[Axis, ...]:
     """The axes of the product *(spec) of operands with these axes, after checking that the
     spec fits them (cached: it depends on nothing else)."""

@@ -15,7 +15,7 @@ Two operations are written here rather than forwarded:
 - `full(shape, value)`: a constant array with a chunked axis (a vector of ones over the
   rows) gets that axis's chunks, so it is made on the workers beside the chunks it
   meets, never as one array where the function is called;
-- `gram(x, d)`: x^T diag(d) x as one symmetric rank-k update per chunk (`runtime.gram`
+- `gram(x, d)`: x^T diag(d) x as one symmetric rank-k update per chunk (`gram.gram`
   on NumPy blocks) and a tree sum of the n x n results, half the work of a general
   product per chunk.
 `whole(fn, a)` runs a NumPy matrix function (det, inv) on a small Dask array as one task.
@@ -24,17 +24,15 @@ This module imports Dask; it is only imported once a Dask array has been seen.
 """
 from __future__ import annotations
 
-import functools
 from typing import Any, Mapping
 
 import dask
 import dask.array as da
 import numpy as np
 
-
-def is_dask(value) -> bool:
-    """Whether `value` is a Dask array (by its type's module: Dask need not be imported)."""
-    return type(value).__module__.split(".")[0] == "dask"
+from tensorcalc.arrays import is_dask
+from tensorcalc.codegen.gram import gram
+from tensorcalc.memo import memoized
 
 
 def module(values: Mapping[str, Any]) -> "Chunked":
@@ -49,7 +47,7 @@ def module(values: Mapping[str, Any]) -> "Chunked":
     return _module(tuple(sorted(chunks.items())))
 
 
-@functools.lru_cache(maxsize=16)
+@memoized(maxsize=16)
 def _module(chunks: tuple[tuple[int, tuple[int, ...]], ...]) -> "Chunked":
     return Chunked(dict(chunks))
 
@@ -107,9 +105,8 @@ def _block_gram(x, d):
     """x^T diag(d) x of one chunk, slab by slab of rows: the scaled copy each syrk reads
     stays a few MB, reused, where one of the whole chunk (hundreds of MB, freshly mapped
     at every evaluation) costs more in page faults than the product itself."""
-    from tensorcalc.codegen.runtime import gram
     step = max(1, SLAB_ENTRIES // max(1, x.shape[1]))
     total = np.zeros((x.shape[1], x.shape[1]))
     for k in range(0, x.shape[0], step):
-        total += gram(np, x[k:k + step], d[k:k + step, 0], 0)
+        total += gram(x[k:k + step], d[k:k + step, 0], 0)
     return total[None]

@@ -11,6 +11,8 @@ from typing import Any, Mapping
 import numpy as np
 import opt_einsum
 
+from tensorcalc.arrays import is_cupy, is_dask
+from tensorcalc.codegen.gram import gram as numpy_gram
 from tensorcalc.numeric.evaluate import SPECIAL_FUNCTIONS, huber  # noqa: F401 - called by generated code
 from tensorcalc.numeric.evaluate import delta_tensor as delta  # noqa: F401 - called by generated code
 from tensorcalc.numeric.minors import EXACT, adjugate
@@ -31,7 +33,7 @@ def array_module(values: Mapping[str, Any]):
                 _BY_TYPES.clear()
             _BY_TYPES[types] = found
     if found is _DASK:
-        from tensorcalc.codegen import chunked  # imports Dask, present since a Dask array is
+        from tensorcalc.codegen import chunked  # imports Dask, only once a Dask array is seen
         return chunked.module(values)
     return found
 
@@ -41,19 +43,15 @@ _BY_TYPES: dict[frozenset, Any] = {}
 
 
 def _module_of(values: Mapping[str, Any]):
-    if any(_is_dask(value) for value in values.values()):
+    if any(is_dask(value) for value in values.values()):
         return _DASK
     for value in values.values():
-        if type(value).__module__.split(".")[0] == "cupy":
+        if is_cupy(value):
             return sys.modules["cupy"]
         namespace = getattr(value, "__array_namespace__", None)
         if namespace is not None and not isinstance(value, np.ndarray):
             return namespace()
     return np
-
-
-def _is_dask(value) -> bool:
-    return type(value).__module__.split(".")[0] == "dask"
 
 
 def narrowed(xp, *arrays):
@@ -106,10 +104,7 @@ def gram(xp, x, d, axis: int):
     if hasattr(xp, "gram"):
         return xp.gram(x, d, axis)
     if xp is np:
-        sign = 1.0 if bool((d >= 0).all()) else -1.0 if bool((d <= 0).all()) else 0.0
-        if sign:
-            b = x * np.sqrt(sign * d)[:, None] if axis == 0 else (x * np.sqrt(sign * d)[None, :]).T
-            return b.T @ b if sign > 0 else -(b.T @ b)
+        return numpy_gram(x, d, axis)
     if axis == 0:
         return xp.matmul(xp.transpose(x * d[:, None]), x)
     return xp.matmul(x * d[None, :], xp.transpose(x))
@@ -159,4 +154,4 @@ class Contraction:
         if expression is None:
             expression = opt_einsum.contract_expression(self.equation, *shapes, optimize="auto")
             self.cache[shapes] = expression
-        return expression(*arrays, backend="dask" if any(map(_is_dask, arrays)) else "auto")
+        return expression(*arrays, backend="dask" if any(map(is_dask, arrays)) else "auto")

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import ast
 import re
-from functools import lru_cache
+
+from tensorcalc.memo import memoized
 
 PARAMS = ("values", "xp", "n", "_c")
 HELPERS = frozenset({"_f", "_delta", "_special", "_out", "_embed", "_weigh", "_gram", "_huber", "_gather"})
@@ -22,7 +23,7 @@ MAX_SOURCE = 64 << 20             # characters
 _OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.USub, ast.UAdd)
 
 
-@lru_cache(maxsize=1)
+@memoized(maxsize=1)
 def _xp_functions() -> frozenset:
     from tensorcalc.codegen.program import ELEMENTWISE_CODE
     found = {m for code in ELEMENTWISE_CODE.values() for m in re.findall(r"xp\.(\w+)", code)}

@@ -12,14 +12,13 @@ in both a and b becomes exp(b * log(a)) (table 3.1).
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
-from tensorcalc import dag
+from tensorcalc import dag, graph
 from tensorcalc.algebra.simplify import simplify as simplified
 from tensorcalc.collector import pausing
 from tensorcalc.dag import LETTERS, Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
 from tensorcalc.errors import TensorCalcError
 from tensorcalc.gather import affine
+from tensorcalc.memo import memoized
 from tensorcalc.numeric.minors import adj_derivative
 
 
@@ -83,15 +82,16 @@ def prepare(expr: Expr, x: Var) -> tuple[Expr, dict[Expr, None]]:
 
     Returns the rewritten expression and its nodes that depend on x (`depending`).
     """
-    new: dict[Expr, Expr] = {}
     depends: set[Expr] = set()
-    for node in dag.topo(expr):
-        rebuilt = dag.rebuild(node, tuple(new[c] for c in node.args))
+
+    def rule(node: Expr, args: tuple[Expr, ...]) -> Expr:
+        rebuilt = dag.rebuild(node, args)
         if node is x or not depends.isdisjoint(node.args):
             depends.add(node)
             rebuilt = _rewrite(rebuilt, [c in depends for c in node.args])
-        new[node] = rebuilt
-    return new[expr], depending(new[expr], x)
+        return rebuilt
+    rewritten = graph.rewrite(expr, rule)
+    return rewritten, depending(rewritten, x)
 
 
 def depending(expr: Expr, x: Var) -> dict[Expr, None]:
@@ -130,7 +130,7 @@ def _explicit_sum(node: Product) -> Expr:
 
 # ---------------------------------------------------------------------------- index helpers
 
-@lru_cache(maxsize=1 << 12)
+@memoized(maxsize=1 << 12)
 def _fresh(count: int, used: str) -> str:
     """The first `count` letters not in `used` (cached: a rule asks this for every node)."""
     free = [c for c in LETTERS if c not in used]

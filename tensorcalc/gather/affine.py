@@ -21,7 +21,6 @@ derivatives of any order stay in it.
 """
 from __future__ import annotations
 
-import functools
 import math
 from fractions import Fraction
 from typing import Sequence
@@ -32,6 +31,7 @@ from tensorcalc import dag
 from tensorcalc.dag import LETTERS, Axis, Expr, Gather
 from tensorcalc.errors import TensorCalcError
 from tensorcalc.gather import intlinalg
+from tensorcalc.memo import memoized
 
 Row = tuple[tuple[int, ...], int, int]           # coefficients, constant, den
 Ineq = tuple[tuple[int, ...], int]               # coefficients . g + constant >= 0
@@ -57,7 +57,7 @@ def gather(x: Expr, batch: int, shape: Sequence[int], source: Sequence[int], row
     if isinstance(x, dag.Sum) or (isinstance(x, dag.Elementwise) and x.fn == "neg"):
         parts = [gather(a, batch, shape, source, rows, domain, axes) for a in x.args]   # linear
         return dag.add(*parts) if len(parts) == 2 else dag.neg(parts[0])
-    return dag._intern(Gather, (batch, shape, source, rows, domain), (x,), x.axes[:batch] + axes)
+    return dag.intern(Gather, (batch, shape, source, rows, domain), (x,), x.axes[:batch] + axes)
 
 
 def _composed(inner: Gather, shape, rows, domain, axes) -> Expr:
@@ -99,7 +99,7 @@ def box_axis(length: int, k: int) -> Axis:
 
 # ----------------------------------------------------------------------------- evaluation
 
-@functools.lru_cache(maxsize=256)
+@memoized(maxsize=256)
 def index_arrays(shape: tuple[int, ...], rows: tuple[Row, ...], domain: tuple[Ineq, ...]):
     """(indices, mask) of a gather as NumPy arrays broadcast to `shape`; mask None when
     every point of the box is in the domain. Outside the domain the index is 0."""
@@ -143,7 +143,7 @@ def _device_arrays(xp, shape, rows, domain):
     return _on_device(xp, shape, rows, domain)
 
 
-@functools.lru_cache(maxsize=64)
+@memoized(maxsize=64)
 def _on_device(xp, shape, rows, domain):
     index, mask = index_arrays(shape, rows, domain)
     return tuple(xp.asarray(i) for i in index), (None if mask is None else xp.asarray(mask))
@@ -241,7 +241,7 @@ class Solution:
         return np.array([0] * n_in + [lo for lo, _ in self.zbox], dtype=object)
 
 
-@functools.lru_cache(maxsize=512)
+@memoized(maxsize=512)
 def _solution(node: Gather) -> Solution:
     return Solution(node)
 

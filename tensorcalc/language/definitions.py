@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass, field
-from functools import lru_cache
 from importlib.resources import files
 from typing import Mapping
 
@@ -33,6 +32,7 @@ from tensorcalc.errors import ParseError
 from tensorcalc.gather import affine
 from tensorcalc.language.constants import ConstantValues
 from tensorcalc.language.parse import Syntax, _translate
+from tensorcalc.memo import memoized
 from tensorcalc.numeric.evaluate import MAX_ENTRIES
 
 MAX_INDEX = 10**9      # index coefficients and constants (int64 grids never overflow)
@@ -84,7 +84,7 @@ def _at(tok) -> tuple[int, int]:
     return (tok.line, tok.column)
 
 
-@lru_cache(maxsize=1)
+@memoized(maxsize=1)
 def _parser() -> lark.Lark:
     grammar = files("tensorcalc.language").joinpath("definition.lark").read_text()
     return lark.Lark(grammar, parser="lalr", lexer="basic", transformer=_Build(), keep_all_tokens=True)

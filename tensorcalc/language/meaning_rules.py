@@ -11,6 +11,7 @@ product `A * x` is the contraction `A *(ij,j->i) x`, `A'` is `A *(ij,->ji) 1`, `
 from __future__ import annotations
 
 from tensorcalc import dag
+from tensorcalc.disjoint import DisjointSets
 from tensorcalc.language import indexing as access
 from tensorcalc.language.matrix_input import axes_mul, build_mul, like, meet, operand, order_mul, scalar_side
 from tensorcalc.language.parse import Syntax, number_value
@@ -31,30 +32,32 @@ CONSTANT_NAMES = {"eye": 2, "ones": 1}           # bare names that are constants
 
 
 class UnionFind:
-    """Axis classes; `dim` holds a class's dimension (a name or a length) where known."""
+    """Axis classes, numbered from 0 as made; `dim` holds a class's dimension (a name or a
+    length) where known, under the class's representative."""
 
-    def __init__(self):
-        self.parent: list[int] = []
+    def __init__(self) -> None:
+        self.sets: DisjointSets[int] = DisjointSets()
         self.dim: dict[int, object] = {}
+        self.count = 0
 
     def new(self) -> int:
-        self.parent.append(len(self.parent))
-        return len(self.parent) - 1
+        self.sets.add(self.count)
+        self.count += 1
+        return self.count - 1
 
     def find(self, a: int) -> int:
-        root = a
-        while self.parent[root] != root:
-            root = self.parent[root]
-        while self.parent[a] != root:
-            self.parent[a], a = root, self.parent[a]
-        return root
+        return self.sets.find(a)
 
     def union(self, a: int, b: int) -> None:
+        """Join the classes of a and b; the joined class keeps b's dimension, else a's."""
         ra, rb = self.find(a), self.find(b)
         if ra != rb:
-            self.parent[ra] = rb
-            if rb not in self.dim and ra in self.dim:
-                self.dim[rb] = self.dim[ra]
+            self.sets.merge(ra, rb)
+            root = self.find(ra)
+            for old in (rb, ra):
+                if old in self.dim:
+                    self.dim[root] = self.dim[old]
+                    break
 
     def clash(self, a: int, b: int) -> bool:
         da, db = self.dim.get(self.find(a)), self.dim.get(self.find(b))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 from importlib.resources import files
 
 import lark
@@ -19,6 +18,7 @@ from lark.lark import PostLex
 from tensorcalc.errors import ParseError
 from tensorcalc.language.sugar import SIGNATURES as SUGAR
 from tensorcalc.language.sugar import expand
+from tensorcalc.memo import memoized
 from tensorcalc.store import cache
 
 MAX_TEXT = 8_000_000  # characters; a longer input is rejected before parsing
@@ -264,7 +264,7 @@ class Lines(PostLex):
             yield lark.Token("_LNL", "", tok.end_pos, tok.end_line, tok.end_column)
 
 
-@lru_cache(maxsize=1)
+@memoized(maxsize=1)
 def _parser() -> lark.Lark:
     grammar = files("tensorcalc.language").joinpath("grammar.lark").read_text()
     runtime = {"postlex": Lines(), "transformer": _Build()}

@@ -50,7 +50,7 @@ def exact_forms(exprs: Sequence[Expr]) -> list[Expr]:
     new: dict[Expr, Expr] = {}
     for node in nodes:
         if node in found:      # an evaluation-only node: built directly, dag.special would refuse it
-            new[node] = dag._intern(Special, ("dadj",), (new[found[node]],), node.axes)  # noqa: SLF001
+            new[node] = dag.intern(Special, ("dadj",), (new[found[node]],), node.axes)
         else:
             new[node] = dag.rebuild(node, tuple(new[c] for c in node.args))
     return [new[e] for e in exprs]

@@ -31,9 +31,9 @@ import json
 import os
 import pathlib
 from dataclasses import fields, is_dataclass
-from functools import lru_cache
 
 from tensorcalc.dag import Expr
+from tensorcalc.memo import memoized
 from tensorcalc.store import files as cachefiles
 from tensorcalc.store.files import CacheWarning, warn_once  # noqa: F401 - part of this module's interface
 from tensorcalc.store.rebuild import Uncacheable, expr_data, exprs_from_data
@@ -55,7 +55,7 @@ def directory() -> pathlib.Path | None:
     return pathlib.Path(base) / "convexcheck"
 
 
-@lru_cache(maxsize=1)
+@memoized(maxsize=1)
 def fingerprint() -> str:
     """The package version and the name, size and modification time of every source file."""
     from importlib import metadata

@@ -18,6 +18,7 @@ import solvers
 import tensorcalc as tc
 from solvers import api
 from solvers.objective import smooth as objective
+from tensorcalc import memo
 from tensorcalc.codegen import sourcecheck
 from tensorcalc.store import cache
 from tensorcalc.store import files as cachefiles
@@ -180,7 +181,7 @@ def test_cached_parser_parses_as_a_fresh_one(cache_folder):
     from convexcheck import load_problem
     texts = [p.read_text() for p in sorted((ROOT / "examples").glob("*.tc"))]
     fresh = [load_problem(t) for t in texts]
-    PARSE._parser.cache_clear()
+    memo.clear()
     assert _entries(cache_folder, "parser")
     for text, before in zip(texts, fresh):
         after = load_problem(text)
