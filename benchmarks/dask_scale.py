@@ -48,7 +48,7 @@ if sys.path and pathlib.Path(sys.path[0] or ".").resolve() == ROOT / "benchmarks
 import numpy as np  # noqa: E402
 
 import solvers  # noqa: E402
-from solvers.cluster.distributed import fits  # noqa: E402
+from solvers.task.distributed import fits  # noqa: E402
 
 PROBLEM = (ROOT / "examples" / "logistic_regression_l2.tc").read_text()
 RESULTS = ROOT / "benchmarks" / "RESULTS_dask.md"

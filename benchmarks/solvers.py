@@ -67,9 +67,9 @@ import solvers  # noqa: E402
 from benchmarks import solver_coldstart, solver_constrained  # noqa: E402
 from convexcheck.hessian import certificate  # noqa: E402
 from convexcheck.problem.reader import parse_problem  # noqa: E402
-from solvers import api as solvers_api
 from solvers.objective import smooth as solvers_objective  # noqa: E402
 from solvers.task.prepare import prepare  # noqa: E402
+from tensorcalc import memo  # noqa: E402
 
 LOGISTIC = (ROOT / "examples" / "logistic_regression_l2.tc").read_text()   # the problem file
 MC_FILE = ROOT / "examples" / "matrix_factorisation.tc"
@@ -101,8 +101,8 @@ def f_and_gmax(d: dict, w) -> tuple[float, float]:
 def cold() -> None:
     """Forget parsed problems, compiled programs and convexity verdicts: the next solve
     pays them again."""
-    for cached in (parse_problem, solvers_api._verdict, solvers_objective._program, solvers_objective._compiled,
-                   certificate._expanded):
+    memo.clear()                      # compiled programs, convexity verdicts, ...
+    for cached in (parse_problem, certificate._expanded):
         cached.cache_clear()
 
 

@@ -3,12 +3,10 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from functools import lru_cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from convexcheck import analyze
 from solvers.constrained import dispatch as constrained
 from solvers.constrained import feasibility
 from solvers.methods.firstorder import LBFGS, GradientDescent
@@ -17,9 +15,9 @@ from solvers.methods.loop import Options, run
 from solvers.methods.newton import Newton, NewtonCG
 from solvers.objective.smooth import Objective
 from solvers.reformulate import epigraph
+from solvers.task.convexity import convexity_of
 from solvers.task.device import array_module, to_host
 from solvers.task.prepare import SolverError, Task, prepare
-from tensorcalc.store import cache
 
 if TYPE_CHECKING:
     from scipy.optimize import OptimizeResult
@@ -202,51 +200,6 @@ def _options(tol, gtol, max_iter, c1, max_trials, verbose, callback) -> Options:
         raise SolverError("callback must be callable")
     return Options(gtol=gtol, tol=tol, max_iter=max_iter, c1=c1, max_trials=max_trials,
                    verbose=verbose, callback=callback)
-
-
-def convexity_of(task: Task) -> tuple[str, str | None]:
-    """The verdict on the problem with the fixed variables as parameters, and the warning."""
-    problem = task.problem
-    verdict = _verdict(problem.objective.expr, problem.sense, tuple(problem.declarations.items()),
-                       problem.constraints)
-    if verdict == "convex":
-        return verdict, None
-    need = "concave" if problem.sense == "maximize" else "convex"
-    what = (f"the objective is not proven {need}" if not problem.constraints else
-            f"the problem (a {need} objective, convex constraint functions) is not proven convex")
-    return verdict, (f"{what} in {', '.join(v.name for v in task.free)} "
-                     f"(convexcheck: {verdict}); the point found may be a local optimum or a "
-                     f"stationary point that is not optimal")
-
-
-@lru_cache(maxsize=64)
-def _verdict(expr, sense, declarations, constraints=()) -> str:
-    from convexcheck.problem.model import Part, Problem
-    need = {"minimize": "convex", "maximize": "concave"}[sense]
-    problem = Problem(dict(declarations), sense, Part("objective", "", expr, need), constraints)
-    return cache.cached("verdict", (expr, sense, declarations, constraints),
-                        lambda: _Analysed.of(analyze(problem, samples=10)), _verdict_data, _verdict_from)[0].verdict
-
-
-class _Analysed(NamedTuple):
-    """A verdict, and whether the analysis ran to the end (only such verdicts are kept on disk)."""
-
-    verdict: str
-    complete: bool
-
-    @classmethod
-    def of(cls, report) -> "_Analysed":
-        return cls(report.verdict, report.budget_spent is None)
-
-
-def _verdict_data(analysed: _Analysed) -> dict | None:
-    return {"verdict": analysed.verdict} if analysed.complete else None
-
-
-def _verdict_from(data: dict) -> _Analysed:
-    if data["verdict"] not in ("convex", "nonconvex", "unknown"):
-        raise ValueError("not a verdict")
-    return _Analysed(data["verdict"], True)
 
 
 def _result(task: Task, obj: Objective, out, method, device, convexity, warning, seconds) -> OptimizeResult:

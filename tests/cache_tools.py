@@ -8,8 +8,7 @@ import pathlib
 import sys
 
 from convexcheck.problem.reader import parse_problem
-from solvers import api
-from solvers.objective import smooth as objective
+from tensorcalc import memo
 from tensorcalc.store import cache
 from tensorcalc.store import files as cachefiles
 
@@ -19,7 +18,8 @@ PARSE = sys.modules["tensorcalc.language.parse"]
 def forget():
     """Empty the in-process caches so that the next call reads the disk cache, and forget
     the warnings given (each is given once per process), so a test sees its own."""
-    for fn in (objective._program, objective._compiled, api._verdict, PARSE._parser, parse_problem):
+    memo.clear()                      # compiled programs, convexity verdicts, ...
+    for fn in (PARSE._parser, parse_problem):
         fn.cache_clear()
     cachefiles._keys.clear()
     cachefiles._warned.clear()

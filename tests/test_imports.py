@@ -50,11 +50,15 @@ LAYERS = {
     ],
     "solvers": [
         ["solvers.result"],
+        # Numerics that read no solver state (NumPy, SciPy): the Hessian's block form and
+        # Cholesky (linalg), the coordinates of symmetric variables and the cones' barrier
+        # (space, cone). The objective's Hessian has their shapes, the start is placed inside
+        # the cone, so they sit below task and objective though they live beside their users.
+        ["solvers.methods.linalg", "solvers.constrained.cone", "solvers.constrained.space"],
         ["solvers.task"],
         ["solvers.objective"],
         ["solvers.methods"],
         ["solvers.constrained"],
-        ["solvers.cluster"],
         ["solvers.reformulate"],
         ["solvers.api"],
         ["solvers", "solvers.cli", "solvers.__main__"],

@@ -24,16 +24,16 @@ from __future__ import annotations
 import math
 import time
 
-from solvers.api import convexity_of
-from solvers.cluster.distributed import is_dask
 from solvers.methods import stopping as certify
 from solvers.methods.history import HEADER, Clock, Iteration, optimize_result
 from solvers.methods.loop import MAX_ESCAPES, Options, close, iterate, max_abs
 from solvers.methods.newton import Newton
 from solvers.objective.smooth import Objective
 from solvers.result import Family, status_message
+from solvers.task.convexity import convexity_of
 from solvers.task.device import array_module, to_host
 from solvers.task.prepare import SolverError, prepare, refuse_constraints
+from tensorcalc.arrays import is_dask
 
 
 def alternate(problem, blocks, x0=None, data=None, sweeps: int = 100, tol: float = 1e-12,
@@ -95,7 +95,7 @@ def _rows(objs: list, state: dict) -> list:
     variable in `state` a Dask array chunked like the data's rows (see that module)."""
     if not any(is_dask(a) for o in objs for a in o.fixed.values()):
         return objs
-    from solvers.cluster import rowfactor
+    from solvers.methods import rowfactor
     out = []
     for obj in objs:
         chunks = rowfactor.row_chunks(obj)
@@ -110,7 +110,7 @@ def _value_grad(obj: Objective, state: dict):
     """(f, gradient by name) at `state`; with a row factor on the workers, its gradient
     stays there (a Dask array)."""
     if any(map(is_dask, state.values())):
-        from solvers.cluster.rowfactor import value_grad
+        from solvers.methods.rowfactor import value_grad
         return value_grad(obj, state)
     f, g = obj.value_grad(obj.pack(state))
     return f, obj.unpack(g)

@@ -10,7 +10,7 @@ import math
 from collections import deque
 
 from solvers.methods.loop import Direction
-from solvers.objective.prefetch import GradientMethod
+from solvers.methods.prefetch import GradientMethod
 
 
 class LBFGS(GradientMethod):

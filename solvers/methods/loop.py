@@ -12,10 +12,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from solvers.cluster.trials import along
 from solvers.methods import stopping as certify
 from solvers.methods.history import HEADER, Clock, Iteration, optimize_result, row
 from solvers.methods.linesearch import backtrack
+from solvers.objective.trials import along
 from solvers.result import Family, Status, status_message
 from solvers.task.prepare import SolverError
 
@@ -145,8 +145,8 @@ def run(obj, method, z, opts: Options) -> Outcome:
         message = _message(status, method, it, f) if status is not None else None
         if status in (0, 1, 2):
             with clock("eval"):
-                verdict = certify.examine(_face(method, obj, z, g), z, f, g, lambda: method.hessian(obj, z, extra), opts,
-                                          start, (s_prev, z - start), status)
+                verdict = certify.examine(_face(method, obj, z, g), z, f, g, lambda: method.hessian(obj, z, extra),
+                                          opts, start, (s_prev, z - start), status)
             leave = verdict.point is not None and k < opts.max_iter and escapes < MAX_ESCAPES
             escapes += leave
             status, message, d, d_point = _follow(method, it, verdict, status, message, leave)

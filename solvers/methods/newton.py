@@ -8,7 +8,7 @@ import math
 
 from solvers.methods.linalg import newton_step, solve
 from solvers.methods.loop import Direction, Method
-from solvers.objective.prefetch import GradientMethod, Prefetch
+from solvers.methods.prefetch import GradientMethod, Prefetch
 
 
 class Newton(Method):
@@ -78,17 +78,17 @@ class Newton(Method):
             with clock("solve"):
                 d = -solve(obj.xp, self.last[0], g)
             notes = ["chord step: the previous Hessian's factor, reused near the solution"]
-            return self._remember(self.last[0], _checked(g, d, 0.0, notes))
+            return self._remember(self.last[0], checked_direction(g, d, 0.0, notes))
         if isinstance(H, float):
             return Direction(-g, H, gradient=True)       # decrement from the previous Hessian
         with clock("solve"):
             step = newton_step(obj.xp, H, g)
         if step.d is None:
             self.last, self.before = None, math.inf
-            return _gradient(g, f"Cholesky failed for every shift up to tau = {step.tau:.3g}")
+            return gradient_direction(g, f"Cholesky failed for every shift up to tau = {step.tau:.3g}")
         notes = [f"Hessian not positive definite: added {step.tau:.3g} I "
                  f"after {step.shifts} failed Cholesky attempt(s)"] if step.tau else []
-        return self._remember(step.factor, _checked(g, step.d, step.tau, notes))
+        return self._remember(step.factor, checked_direction(g, step.d, step.tau, notes))
 
 
 class _Chord(float):
@@ -114,9 +114,9 @@ class NewtonCG(GradientMethod):
         with clock("solve"):
             d, iters, curvature = self._cg(obj, z, g)
         if d is None:
-            return _gradient(g, "negative curvature along the gradient", cg=iters)
+            return gradient_direction(g, "negative curvature along the gradient", cg=iters)
         notes = [f"negative curvature met at CG iteration {iters}: direction truncated"] if curvature else []
-        return _checked(g, d, 0.0, notes, cg=iters)
+        return checked_direction(g, d, 0.0, notes, cg=iters)
 
     def _cg(self, obj, z, g):
         xp = obj.xp
@@ -142,12 +142,14 @@ class NewtonCG(GradientMethod):
         return d, limit, False
 
 
-def _checked(g, d, tau: float, notes: list, cg: int = 0) -> Direction:
+def checked_direction(g, d, tau: float, notes: list, cg: int = 0) -> Direction:
+    """The `Direction` d, or the negative gradient where d is not a descent direction (g.d >= 0)."""
     slope = float(g @ d)
     if not slope < 0:
-        return _gradient(g, f"not a descent direction (g.d = {slope:.3g})", tau, cg)
+        return gradient_direction(g, f"not a descent direction (g.d = {slope:.3g})", tau, cg)
     return Direction(d, -slope / 2, tau, notes, cg)
 
 
-def _gradient(g, why: str, tau: float = 0.0, cg: int = 0) -> Direction:
+def gradient_direction(g, why: str, tau: float = 0.0, cg: int = 0) -> Direction:
+    """The negative gradient as the `Direction`, with a note saying `why`."""
     return Direction(-g, math.nan, tau, [f"{why}: took the negative gradient"], cg, gradient=True)

@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from functools import lru_cache
 
 import numpy as np
 
 import tensorcalc as tc
-from solvers.cluster.distributed import evaluated
 from solvers.constrained.space import View, dense
 from solvers.methods.linalg import Blocks
 from solvers.objective.smooth import Objective
+from solvers.task.distributed import evaluated
 from solvers.task.prepare import Task, variables
 from tensorcalc import Expr, dag
+from tensorcalc.memo import memoized
 
 
 class Part:
@@ -245,7 +245,7 @@ def _fresh(name: str, taken) -> str:
     return name
 
 
-@lru_cache(maxsize=256)
+@memoized(maxsize=256)
 def _rows_program(expr: Expr, names: tuple[str, ...]):
     """One compiled call giving a tensor constraint's values and its derivative by each
     variable of `names`."""
@@ -278,7 +278,7 @@ def affine_in(expr: Expr, names) -> bool:
     return _affine(expr, tuple(n for n in names if n in found))
 
 
-@lru_cache(maxsize=256)
+@memoized(maxsize=256)
 def _affine(expr: Expr, names: tuple[str, ...]) -> bool:
     found = tc.variables(expr)
     return not any(set(tc.variables(tc.derivative(expr, found[n]))) & set(names) for n in names)

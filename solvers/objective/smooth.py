@@ -16,18 +16,19 @@ compiles nothing:
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from typing import NamedTuple
 
 import tensorcalc as tc
 from convexcheck.problem.admissible import in_bounds
-from solvers.cluster.distributed import evaluated, is_dask, kept, placed
 from solvers.methods.linalg import Blocks
 from solvers.objective.hoist import hoist
 from solvers.objective.structure import block_form
 from solvers.task.device import to_device
+from solvers.task.distributed import evaluated, kept, placed
 from solvers.task.prepare import SolverError, Task
 from tensorcalc import Expr, ShapeError, dag
+from tensorcalc.arrays import is_dask
+from tensorcalc.memo import memoized
 from tensorcalc.store import cache
 
 
@@ -46,7 +47,7 @@ class Objective:
         self._slots, self._limits, self._squares = at.slots, at.limits, at.squares
         self._invariants: dict[Expr, object] = {}      # hoisted values by expression
         self._hoisted: dict[str, dict] = {}            # by kind: the hoisted values a program reads
-        self._programs: dict[str, tuple] = {}          # by kind: `_program`'s answer
+        self._programs: dict[str, tuple] = {}          # by kind: `compiled_program`'s answer
         self._local = not any(map(is_dask, self.fixed.values()))   # no Dask data: no dask.compute
 
     def set_fixed(self, name: str, array) -> None:
@@ -79,13 +80,13 @@ class Objective:
             return math.inf
         self.counts["nfev"] += 1
         f = float(self._call("value", z)[0])
-        return f if overflow and f == -math.inf else _finite(f)
+        return f if overflow and f == -math.inf else finite_value(f)
 
     def value_grad(self, z):
         f, *grads = self._call("grad", z)
         self.counts["nfev"] += 1
         self.counts["njev"] += 1
-        return _finite(f), self._flat(grads)
+        return finite_value(f), self._flat(grads)
 
     def value_grad_hess(self, z):
         f, *rest = self._call("hess", z)
@@ -93,7 +94,7 @@ class Objective:
         grads, hess = rest[:k], rest[k:]
         for key in ("nfev", "njev", "nhev"):
             self.counts[key] += 1
-        return _finite(f), self._flat(grads), self._hessian(hess)
+        return finite_value(f), self._flat(grads), self._hessian(hess)
 
     def hvp(self, z, v):
         self.counts["nhev"] += 1
@@ -117,10 +118,10 @@ class Objective:
                               f"which never build the Hessian") from None
 
     def _program(self, kind: str):
-        """`_program` of this objective for `kind`, looked up once."""
+        """`compiled_program` of this objective for `kind`, looked up once."""
         found = self._programs.get(kind)
         if found is None:
-            found = self._programs[kind] = _program(self.task.expr, self.names, kind, self.orders)
+            found = self._programs[kind] = compiled_program(self.task.expr, self.names, kind, self.orders)
         return found
 
     def _invariant(self, expr: Expr, z):
@@ -163,7 +164,7 @@ class _Layout(NamedTuple):
     squares: tuple             # (a, b, c, d): the Hessian's block H[a:b, c:d], one per pair i <= j
 
 
-@lru_cache(maxsize=256)
+@memoized(maxsize=256)
 def _layout(free: tuple) -> _Layout:
     """The `_Layout` of the free variables: the same for every solve of a problem."""
     names = tuple(v.name for v in free)
@@ -176,7 +177,8 @@ def _layout(free: tuple) -> _Layout:
                    tuple((*ends[i], *ends[j]) for i, j in _pairs(len(free))))
 
 
-def _finite(value) -> float:
+def finite_value(value) -> float:
+    """`value` as a float, +inf where it is not finite (NaN, -inf: outside the domain)."""
     f = float(value)
     return f if math.isfinite(f) else math.inf
 
@@ -208,12 +210,12 @@ def block_axis(expr: Expr, names: tuple[str, ...]) -> int | None:
     is block diagonal (`structure.block_form`), or None (several variables, or none)."""
     if len(names) != 1:
         return None
-    blocks = _program(expr, names, "hess")[1]
+    blocks = compiled_program(expr, names, "hess")[1]
     return None if blocks is None else blocks[0]
 
 
-@lru_cache(maxsize=64)
-def _program(expr: Expr, names: tuple[str, ...], kind: str, orders: tuple[int, ...] = ()):
+@memoized(maxsize=64)
+def compiled_program(expr: Expr, names: tuple[str, ...], kind: str, orders: tuple[int, ...] = ()):
     """(compiled function, block structure or None, hoisted invariants by name) for one
     kind of evaluation; the invariants are computed once (`hoist`) and passed back in.
     `orders`, one per name, lets a variable the expression does not read (one only the
@@ -241,7 +243,7 @@ def _program_from(data: dict):
     return cache.compiled_from(data["fn"]), blocks, invariants
 
 
-@lru_cache(maxsize=256)
+@memoized(maxsize=256)
 def _compiled(expr: Expr):
     return cache.cached("compiled", (expr,), lambda: tc.compile(expr), cache.compiled_data,
                         cache.compiled_from)[0]

@@ -29,7 +29,6 @@ becomes a QP for `qp`. `solvers.api` reports the result in the original variable
 from __future__ import annotations
 
 import dataclasses
-from functools import lru_cache
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -40,6 +39,7 @@ from solvers.task.prepare import Constraint, Free, Task, variables
 from tensorcalc import Expr, dag
 from tensorcalc.algebra.degree import degree
 from tensorcalc.dag import Const, Elementwise, Product, Sum, Var
+from tensorcalc.memo import memoized
 
 KINKS = ("abs", "relu")
 LABEL = "epigraph"           # labels of the added constraints: "epigraph 1", ...
@@ -84,7 +84,7 @@ def lift(task: Task) -> Lifted:
     return Lifted(lifted, tuple(added), tuple(labels))
 
 
-@lru_cache(maxsize=128)
+@memoized(maxsize=128)
 def _rewritten(expr: Expr, constraints: tuple[Expr | None, ...], names: frozenset, taken: frozenset,
                nonneg: frozenset):
     """(objective, `<=` constraints (None for the others), sites) rewritten by one walk:

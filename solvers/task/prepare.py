@@ -16,73 +16,20 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from dataclasses import dataclass
-from functools import lru_cache
 from types import MappingProxyType
 
 import numpy as np
 
 import tensorcalc as tc
 from convexcheck import load_problem
-from convexcheck.problem.admissible import in_bounds, not_real
-from convexcheck.problem.model import Attributes, Declaration, Part, Problem
-from tensorcalc import Expr, TensorCalcError, dag
-
-MAX_DATA_ENTRIES = 200_000_000     # entries of one array (1.6 GB of float64)
-
-class SolverError(TensorCalcError):
-    """Bad input to a solver: names the problem part, array or option, and the fix."""
-
-
-@dataclass(frozen=True)
-class Free:
-    """A variable the solver moves: its shape and the bounds its declaration gives."""
-
-    name: str
-    shape: tuple[int, ...]
-    attributes: Attributes
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
-
-
-@dataclass(frozen=True)
-class Constraint:
-    """One constraint of the problem as c(x) <= 0 ("<=") or c(x) == 0 ("=="): `g <= h` is
-    g - h, `g >= h` is h - g, `g == h` is g - h. `label` is the part's ("constraint 2")."""
-
-    label: str
-    text: str
-    kind: str                 # "<=" or "=="
-    expr: Expr
-    line: int = 0
-
-
-@dataclass(frozen=True)
-class Task:
-    """A checked minimisation: minimise `expr` over `free` subject to `constraints`, the
-    other names fixed."""
-
-    problem: Problem          # with fixed variables turned into parameters
-    expr: Expr                # the objective, negated for maximize
-    sign: float               # +1 minimize, -1 maximize: reported f = sign * minimised f
-    free: tuple[Free, ...]
-    fixed: dict[str, np.ndarray]
-    x0: dict[str, np.ndarray]
-    constraints: tuple[Constraint, ...] = ()
-
-    @property
-    def constrained(self) -> bool:
-        """Whether anything beyond the objective's own domain restricts the variables:
-        constraints, a non-strict bound (`nonneg`, `>= c`), or a symmetric matrix variable."""
-        return bool(self.constraints) or any(
-            v.attributes.is_symmetric or closed_bound(v.attributes) for v in self.free)
-
-
-def closed_bound(a: Attributes) -> bool:
-    """Whether the attributes declare a bound that the solution may lie on (`>= c`, `<= c`)."""
-    return (a.lower is not None and not a.lower_strict) or (a.upper is not None and not a.upper_strict)
+from convexcheck.problem.admissible import in_bounds
+from convexcheck.problem.model import Declaration, Part, Problem
+from solvers.task.distributed import lazy, prepared
+from solvers.task.records import MAX_DATA_ENTRIES, Constraint, Free, SolverError, Task, check_real
+from solvers.task.start import start
+from tensorcalc import Expr, dag
+from tensorcalc.arrays import is_dask
+from tensorcalc.memo import memoized
 
 
 def prepare(problem, data=None, x0=None) -> Task:
@@ -99,8 +46,6 @@ def prepare(problem, data=None, x0=None) -> Task:
     x0 = _start_values(x0, free_decls)
     sizes = _sizes(problem, {**data, **x0})
     free = tuple(Free(d.name, _shape(d, sizes), d.attributes) for d in free_decls)
-    from solvers.cluster.distributed import is_dask, prepared  # these import this module
-    from solvers.task.start import start
     for decl in problem.parameters.values():
         if decl.name in data and not is_dask(data[decl.name]):
             _check_attributes(decl, data[decl.name])
@@ -120,7 +65,6 @@ def _reads(c: Constraint, names: set[str]) -> bool:
 def _holds(c: Constraint, fixed: dict) -> bool:
     """Whether a constraint that reads no free variable holds for the data (it is then
     dropped); SolverError naming it when it does not: no point is feasible."""
-    from solvers.cluster.distributed import is_dask
     if any(is_dask(a) for a in fixed.values()):
         raise SolverError(f"{c.label} ({c.text}, line {c.line}) reads no variable; with Dask data "
                           f"check it before the solve and drop it")
@@ -169,14 +113,14 @@ def _as_problem(problem, data: dict, x0) -> Problem:
                       f"text or a tensorcalc expression, not {type(problem).__name__}")
 
 
-@lru_cache(maxsize=4096)
+@memoized(maxsize=4096)
 def variables(expr: Expr) -> MappingProxyType:
     """`tc.variables(expr)`, kept: expressions are immutable and hash-consed, so the
     answer never changes; read-only, as it is shared."""
     return MappingProxyType(tc.variables(expr))
 
 
-@lru_cache(maxsize=256)
+@memoized(maxsize=256)
 def _variables_of(exprs: tuple[Expr, ...]) -> MappingProxyType:
     """The variables the expressions read, by name: the same for every solve of one problem
     (expressions are immutable and hash-consed), so kept; read-only, as it is shared."""
@@ -238,7 +182,6 @@ def _array(value, where: str) -> np.ndarray:
     if type(value) is np.ndarray and value.dtype == np.float64:       # already one: its size, its entries
         return _finite_array(value, where)
     if type(value).__module__.split(".")[0] == "dask":
-        from solvers.cluster.distributed import lazy  # imports this module
         return lazy(value, where)
     if type(value).__module__.split(".")[0] == "cupy":
         value = value.get()
@@ -262,13 +205,6 @@ def _finite_array(array: np.ndarray, where: str) -> np.ndarray:
         raise SolverError(f"{where} has {len(bad)} entries that are NaN or infinite, the first at "
                           f"index {place}: clean or impute the data first")
     return array
-
-
-def check_real(dtype: np.dtype, where: str) -> None:
-    """SolverError unless `dtype` holds real numbers (`convexcheck.problem.admissible.not_real`)."""
-    problem = not_real(dtype, where)
-    if problem:
-        raise SolverError(problem)
 
 
 def _start_values(x0, free_decls: list[Declaration]) -> dict[str, np.ndarray]:

@@ -10,7 +10,7 @@ import numpy as np
 from convexcheck.problem.admissible import in_bounds
 from convexcheck.problem.model import Attributes
 from solvers.constrained import cone
-from solvers.task.prepare import Free, SolverError
+from solvers.task.records import Free, SolverError
 
 
 def start(free: tuple[Free, ...], x0: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

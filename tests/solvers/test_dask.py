@@ -298,11 +298,11 @@ def test_line_search_trials_reuse_the_products(synchronous, kind, monkeypatch):
     """Data streamed (too large to persist): f(z + t d) for the trials after the first
     from X z and X d, made in one pass over X, each trial then from vectors over the
     rows; equal to the objective's own value."""
-    import solvers.cluster.distributed
+    import solvers.task.distributed
     from solvers.task.prepare import prepare
-    monkeypatch.setattr(solvers.cluster.distributed, "fits", lambda nbytes: False)
-    from solvers.cluster.trials import along
+    monkeypatch.setattr(solvers.task.distributed, "fits", lambda nbytes: False)
     from solvers.objective.smooth import Objective
+    from solvers.objective.trials import along
     reads = []
 
     def counted(block):

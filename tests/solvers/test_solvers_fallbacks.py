@@ -18,7 +18,7 @@ import solvers
 import tensorcalc as tc
 from solvers import SolverError
 from solvers.methods.linalg import Blocks, cholesky, newton_step
-from solvers.methods.newton import _checked
+from solvers.methods.newton import checked_direction
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 
@@ -84,11 +84,11 @@ def test_cholesky_failing_for_every_shift_falls_back_to_the_gradient():
 def test_not_a_descent_direction_is_replaced_by_the_gradient():
     # a direction with g.d >= 0 (which the Cholesky step cannot produce) is refused
     g = np.array([1.0, -2.0])
-    checked = _checked(g, np.array([1.0, 0.0]), 0.5, ["earlier note"])
+    checked = checked_direction(g, np.array([1.0, 0.0]), 0.5, ["earlier note"])
     assert checked.gradient and np.array_equal(checked.d, -g)
     assert any("not a descent direction (g.d = 1)" in n for n in checked.fallbacks)
     assert math.isnan(checked.decrement) and checked.damping == 0.5
-    kept = _checked(g, np.array([-1.0, 1.0]), 0.0, [])
+    kept = checked_direction(g, np.array([-1.0, 1.0]), 0.0, [])
     assert not kept.gradient and kept.decrement == pytest.approx(1.5)
 
 

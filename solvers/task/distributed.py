@@ -3,7 +3,7 @@
 Data arrays (X, y, weights) may be Dask arrays chunked by rows; the variables being
 optimised stay NumPy arrays on the client. Nothing here gathers a chunk:
 
-- `lazy(value, where)` is what `data.prepare` keeps instead of a NumPy copy: the array
+- `lazy(value, where)` is what `solvers.task.prepare` keeps instead of a NumPy copy: the array
   as float64, its dtype and shape checked, nothing computed.
 - `prepared(arrays, declarations)`, once per solve: axes of one named dimension get the
   same chunks (the largest array's), and NumPy arrays along a chunked dimension become
@@ -30,16 +30,11 @@ import uuid
 import numpy as np
 
 from convexcheck.problem.admissible import in_bounds
-from solvers.task.prepare import SolverError, check_real
+from solvers.task.records import SolverError, check_real
+from tensorcalc.arrays import is_dask
 
 REDUCED_BYTES = 1 << 26        # a hoisted invariant this small, in one block, comes to the client
 ROOM = 0.5                     # the share of the workers' memory persisted data may take
-
-
-def is_dask(value) -> bool:
-    """Whether `value` is a Dask array (by its type's module: Dask need not be imported)."""
-    kind = type(value)
-    return kind is not np.ndarray and kind.__module__.split(".")[0] == "dask"
 
 
 def lazy(value, where: str):
@@ -121,14 +116,15 @@ def _check(arrays: dict, names: list[str], declarations: dict) -> None:
 def fits(nbytes: int) -> bool:
     """Whether a distributed client is active and its workers' memory limits together,
     times ROOM, hold `nbytes` (a worker without a limit counts as room enough)."""
-    client = _client()
-    if client is None:
+    active = client()
+    if active is None:
         return False
-    limits = [w.get("memory_limit") or 0 for w in client.scheduler_info()["workers"].values()]
+    limits = [w.get("memory_limit") or 0 for w in active.scheduler_info()["workers"].values()]
     return bool(limits) and (0 in limits or nbytes <= ROOM * sum(limits))
 
 
-def _client():
+def client():
+    """The active `dask.distributed` client, or None (none started, or distributed not installed)."""
     try:
         from distributed import default_client
         return default_client()
@@ -166,12 +162,12 @@ def lazily(program, values: dict):
     the inputs renamed for this evaluation, as `evaluated` computes them. The caller
     computes or persists the outputs, with graph optimisation only when not streamed."""
     salt = uuid.uuid4().hex[:12]
-    streamed = any(is_dask(v) and not _persisted(v) for v in values.values())
+    streamed = any(is_dask(v) and not persisted(v) for v in values.values())
     values = {k: _renamed(v, salt) if is_dask(v) else v for k, v in values.items()}
     return program(values), streamed
 
 
-def _persisted(a) -> bool:
+def persisted(a) -> bool:
     """Whether the graph of `a` is its chunks only (persisted, or futures)."""
     return len(a.__dask_graph__()) == a.npartitions
 

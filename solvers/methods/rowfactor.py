@@ -26,17 +26,18 @@ import dask
 import dask.array as da
 import numpy as np
 
-from solvers.cluster.distributed import is_dask, lazily
-from solvers.methods.linalg import BETA, MAX_SHIFTS, _solve, cholesky
+from solvers.methods.linalg import BETA, MAX_SHIFTS, cholesky, solve
 from solvers.methods.loop import Direction, Method
-from solvers.methods.newton import _checked, _gradient
-from solvers.objective.smooth import Objective, _finite, _program
+from solvers.methods.newton import checked_direction, gradient_direction
+from solvers.objective.smooth import Objective, compiled_program, finite_value
+from solvers.task.distributed import lazily
+from tensorcalc.arrays import is_dask
 
 
 def row_chunks(obj: Objective):
     """The row chunks of `obj`'s one variable when it is a row factor (see the module),
     else None."""
-    blocks = _program(obj.task.expr, obj.names, "hess")[1] if len(obj.free) == 1 else None
+    blocks = compiled_program(obj.task.expr, obj.names, "hess")[1] if len(obj.free) == 1 else None
     if blocks is None or blocks[0] != 0:
         return None
     declarations = obj.task.problem.declarations
@@ -84,7 +85,7 @@ class RowObjective:
         self.counts["nfev"] += 1
         (f, *_), streamed = self._outputs("value", z)
         f = float(f.compute(optimize_graph=not streamed))
-        return f if overflow and f == -float("inf") else _finite(f)
+        return f if overflow and f == -float("inf") else finite_value(f)
 
     def value_grad_hess(self, z):
         (f, g, H), streamed = self._outputs("hess", z)
@@ -93,10 +94,10 @@ class RowObjective:
         f, g, H = dask.persist(f, g, H, optimize_graph=not streamed)
         for key in ("nfev", "njev", "nhev"):
             self.counts[key] += 1
-        return _finite(f.compute()), g.reshape(-1), H
+        return finite_value(f.compute()), g.reshape(-1), H
 
     def _outputs(self, kind: str, z):
-        program, _, invariants = _program(self.task.expr, self.names, kind)
+        program, _, invariants = compiled_program(self.task.expr, self.names, kind)
         hoisted = {name: self.obj._invariant(e, z) for name, e in invariants.items()}
         values = {**self.fixed, self.names[0]: z.reshape(self.shape), **hoisted}
         return lazily(program, values)
@@ -105,7 +106,7 @@ class RowObjective:
 def value_grad(obj: Objective, state: dict):
     """(f, gradient by name) of `obj` at `state`, some variables Dask arrays: f and the
     gradients of NumPy variables computed, those of Dask ones persisted on the workers."""
-    program, _, invariants = _program(obj.task.expr, obj.names, "grad")
+    program, _, invariants = compiled_program(obj.task.expr, obj.names, "grad")
     z = da.concatenate([da.asarray(state[n]).reshape(-1) for n in obj.names])
     hoisted = {name: obj._invariant(e, z) for name, e in invariants.items()}
     (f, *grads), streamed = lazily(program, {**obj.fixed, **{n: state[n] for n in obj.names}, **hoisted})
@@ -115,7 +116,7 @@ def value_grad(obj: Objective, state: dict):
     computed = dask.compute(f, *(g for g, n in zip(grads, obj.names) if n in small))
     out = dict(zip(obj.names, grads))
     out.update(zip(small, map(np.asarray, computed[1:])))
-    return _finite(computed[0]), out
+    return finite_value(computed[0]), out
 
 
 class RowNewton(Method):
@@ -132,13 +133,13 @@ class RowNewton(Method):
             need = int(da.map_blocks(_needed, H, taus=taus, drop_axis=[1, 2], chunks=ones,
                                      dtype=np.int64).max().compute())
             if need == MAX_SHIFTS:
-                return _gradient(g, f"Cholesky failed for every shift up to tau = {taus[-1]:.3g}")
+                return gradient_direction(g, f"Cholesky failed for every shift up to tau = {taus[-1]:.3g}")
             tau = taus[need]
             d = da.map_blocks(_solved, H, g.reshape(H.shape[:2] + (1,)), tau=tau, drop_axis=2,
                               dtype=np.float64).reshape(-1).persist()
         notes = [f"Hessian not positive definite: added {tau:.3g} I "
                  f"after {need} failed Cholesky attempt(s)"] if tau else []
-        return _checked(g, d, tau, notes)
+        return checked_direction(g, d, tau, notes)
 
 
 def _shifts(low: float, scale: float) -> tuple[float, ...]:
@@ -164,4 +165,4 @@ def _solved(H, g, tau: float):
     """-(H_i + tau I)^-1 g_i for the blocks of one chunk (g: rows x R x 1), as
     `linalg.solve` does them."""
     L = cholesky(np, H + tau * np.eye(H.shape[-1]) if tau else H)
-    return -_solve(np, L, g)[..., 0]
+    return -solve(np, (H, L), g)[..., 0]          # H is no `Blocks`: L's batched solve

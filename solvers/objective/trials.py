@@ -19,13 +19,14 @@ are not Dask arrays or the objective has no such structure (trials then call obj
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import tensorcalc as tc
-from solvers.cluster.distributed import _client, _persisted, evaluated, fits, is_dask
 from solvers.objective.hoist import hoist
+from solvers.task.distributed import client, evaluated, fits, persisted
 from tensorcalc import dag
+from tensorcalc.arrays import is_dask
 from tensorcalc.dag import Product, Var
+from tensorcalc.memo import memoized
 
 
 def along(obj, z, d):
@@ -64,7 +65,7 @@ class _Along:
         towards = [self.products[n](obj._values(self.d))[0] for n in names]
         parts = list(zip(at, towards))
         size = sum(getattr(a, "nbytes", 0) for pair in parts for a in pair)
-        if fits(size) or _client() is None:          # local: vectors over the rows, 1/n of X
+        if fits(size) or client() is None:          # local: vectors over the rows, 1/n of X
             parts = list(zip(*[iter(dask.persist(*(a for pair in parts for a in pair)))] * 2))
         else:
             parts = [tuple(map(_computed_if_small, pair)) for pair in parts]
@@ -72,10 +73,10 @@ class _Along:
 
 
 def _computed_if_small(a):
-    return a.compute() if is_dask(a) and not _persisted(a) and a.npartitions == 1 else a
+    return a.compute() if is_dask(a) and not persisted(a) and a.npartitions == 1 else a
 
 
-@lru_cache(maxsize=32)
+@memoized(maxsize=32)
 def _split(expr, names: tuple[str, ...]):
     """(compiled rest of the objective, {name: compiled product}, rest's invariants) or
     None: see the module."""

@@ -1,1 +1,0 @@
-"""Data as Dask arrays: solves whose rows are chunked over a cluster."""
