@@ -1,5 +1,7 @@
-"""Smooth sparse-inverse-covariance estimation over positive definite matrices
-(examples/covariance_mle.tc), checked against CVXPY.
+"""Sparse inverse covariance over positive definite matrices, checked against CVXPY.
+=================================================================================
+
+Smooth sparse-inverse-covariance estimation (examples/covariance_mle.tc).
 
     python examples/covariance_mle.py [--p 15] [--samples 60] [--lam 0.05] [--seed 0] [--plot FILE]
 
@@ -21,11 +23,12 @@ import pathlib
 import sys
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-
 import numpy as np
 
 import solvers
+
+# sphinx-gallery runs the script from examples/ with no __file__: "_" stands for it there
+ROOT = pathlib.Path(globals().get("__file__", "_")).resolve().parent.parent
 
 PROBLEM = ROOT / "examples" / "covariance_mle.tc"
 METHODS = ["newton", "newton-cg", "lbfgs", "auto"]
@@ -117,7 +120,7 @@ def plot(results: dict, K, path: str) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
     parser.add_argument("--p", type=int, default=15, help="dimension of the precision matrix")
     parser.add_argument("--samples", type=int, default=60)
     parser.add_argument("--lam", type=float, default=0.05)
@@ -142,4 +145,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # exit only on failure: sphinx-gallery runs the script inside its own process
+    if status := main():
+        sys.exit(status)

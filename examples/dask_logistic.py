@@ -1,4 +1,5 @@
 """L2-regularised logistic regression on data that need not fit in memory (Dask).
+==============================================================================
 
     python examples/dask_logistic.py [--rows 200000] [--cols 100] [--chunk-rows 50000]
         [--scheduler ADDRESS | --workers 2 --worker-memory 2GiB] [--method newton] [--seed 0]
@@ -23,11 +24,12 @@ import pathlib
 import sys
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-
 import numpy as np
 
 import solvers
+
+# sphinx-gallery runs the script from examples/ with no __file__: "_" stands for it there
+ROOT = pathlib.Path(globals().get("__file__", "_")).resolve().parent.parent
 
 PROBLEM = (ROOT / "examples" / "logistic_regression_l2.tc").read_text()
 
@@ -54,7 +56,7 @@ def client(args):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
     parser.add_argument("--rows", type=int, default=200_000)
     parser.add_argument("--cols", type=int, default=100)
     parser.add_argument("--chunk-rows", type=int, default=50_000)
@@ -88,4 +90,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # exit only on failure: sphinx-gallery runs the script inside its own process
+    if status := main():
+        sys.exit(status)

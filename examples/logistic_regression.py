@@ -1,4 +1,5 @@
 """L2-regularised logistic regression by Newton's method on a problem text.
+========================================================================
 
     python examples/logistic_regression.py [--data generated|breast_cancer] [--m 2000] [--n 50]
         [--seed 0] [--lam LAM] [--method newton] [--device cpu] [--plot FILE]
@@ -16,11 +17,12 @@ import importlib.util
 import pathlib
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-
 import numpy as np
 
 import solvers
+
+# sphinx-gallery runs the script from examples/ with no __file__: "_" stands for it there
+ROOT = pathlib.Path(globals().get("__file__", "_")).resolve().parent.parent
 
 PROBLEM = (ROOT / "examples" / "logistic_regression_l2.tc").read_text()   # the problem file
 
@@ -91,7 +93,7 @@ def plot(result, best: float, path: str) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
     parser.add_argument("--data", choices=["generated", "breast_cancer"], default="generated")
     parser.add_argument("--m", type=int, default=2000, help="samples (generated data)")
     parser.add_argument("--n", type=int, default=50, help="features (generated data)")
@@ -134,4 +136,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # exit only on failure: sphinx-gallery runs the script inside its own process
+    if status := main():
+        sys.exit(status)

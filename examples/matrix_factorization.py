@@ -1,4 +1,5 @@
 """Masked matrix completion: alternating (block) Newton against damped joint Newton.
+=================================================================================
 
     python examples/matrix_factorization.py [--m 60] [--n 60] [--rank 3] [--observed 0.3]
         [--noise 0.01] [--ridge 0] [--seed 0] [--plot FILE]
@@ -22,11 +23,12 @@ import pathlib
 import sys
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-
 import numpy as np
 
 import solvers
+
+# sphinx-gallery runs the script from examples/ with no __file__: "_" stands for it there
+ROOT = pathlib.Path(globals().get("__file__", "_")).resolve().parent.parent
 
 PROBLEM_FILE = ROOT / "examples" / "matrix_factorisation.tc"
 
@@ -114,7 +116,7 @@ def plot(runs: dict, path: str) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
     parser.add_argument("--m", type=int, default=60)
     parser.add_argument("--n", type=int, default=60)
     parser.add_argument("--rank", type=int, default=3)
@@ -154,4 +156,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # exit only on failure: sphinx-gallery runs the script inside its own process
+    if status := main():
+        sys.exit(status)

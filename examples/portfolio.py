@@ -1,4 +1,5 @@
 """Long-only portfolios with a return floor (examples/portfolio.tc), checked against CVXPY.
+========================================================================================
 
     python examples/portfolio.py [--n 50] [--points 8] [--seed 0] [--method auto] [--plot FILE]
 
@@ -18,11 +19,12 @@ import pathlib
 import sys
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-
 import numpy as np
 
 import solvers
+
+# sphinx-gallery runs the script from examples/ with no __file__: "_" stands for it there
+ROOT = pathlib.Path(globals().get("__file__", "_")).resolve().parent.parent
 
 PROBLEM = ROOT / "examples" / "portfolio.tc"
 
@@ -105,7 +107,7 @@ def plot(rows: list[dict], result, path: str) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
     parser.add_argument("--n", type=int, default=50, help="number of assets")
     parser.add_argument("--points", type=int, default=8, help="points on the efficient frontier")
     parser.add_argument("--seed", type=int, default=0)
@@ -131,4 +133,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # exit only on failure: sphinx-gallery runs the script inside its own process
+    if status := main():
+        sys.exit(status)

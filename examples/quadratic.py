@@ -1,4 +1,5 @@
 """A convex quadratic 0.5 x^T A x - b^T x by four methods, checked against numpy.linalg.solve.
+===========================================================================================
 
     python examples/quadratic.py [--n 100] [--cond 1000] [--seed 0] [--plot FILE]
 
@@ -16,11 +17,12 @@ import pathlib
 import sys
 import time
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-
 import numpy as np
 
 import solvers
+
+# sphinx-gallery runs the script from examples/ with no __file__: "_" stands for it there
+ROOT = pathlib.Path(globals().get("__file__", "_")).resolve().parent.parent
 
 PROBLEM = """
 parameter A[n, n] psd
@@ -85,7 +87,7 @@ def plot(results: dict, f_star: float, path: str) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
     parser.add_argument("--n", type=int, default=100)
     parser.add_argument("--cond", type=float, default=1000.0, help="condition number of A")
     parser.add_argument("--seed", type=int, default=0)
@@ -112,4 +114,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # exit only on failure: sphinx-gallery runs the script inside its own process
+    if status := main():
+        sys.exit(status)

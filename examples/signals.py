@@ -1,5 +1,8 @@
-"""Signal restoration with affine-index definitions: total-variation denoising and 1-D
-deconvolution (examples/total_variation.tc, examples/deconvolution.tc).
+"""Signal restoration: total-variation denoising and 1-D deconvolution.
+====================================================================
+
+Both problems are written with affine-index definitions (examples/total_variation.tc,
+examples/deconvolution.tc).
 
 Writes the data files the problem files use (`--write-data`), proves both problems
 convex with convexcheck, solves them with Newton (`solvers.minimize`), and checks each
@@ -17,10 +20,11 @@ import sys
 
 import numpy as np
 
-HERE = pathlib.Path(__file__).resolve().parent
-
 import convexcheck
 import solvers
+
+# sphinx-gallery runs the script from examples/ with no __file__: "_" stands for it there
+HERE = pathlib.Path(globals().get("__file__", "_")).resolve().parent
 
 
 def make_data(seed: int = 0) -> dict[str, dict[str, np.ndarray]]:
@@ -46,7 +50,7 @@ def reference(name: str, d: dict) -> np.ndarray:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
     ap.add_argument("--write-data", action="store_true", help="write examples/data/*.npz")
     ap.add_argument("--plot", metavar="FILE", help="save a plot of signals and restorations")
     args = ap.parse_args(argv)
@@ -88,4 +92,6 @@ def _plot(results, path: str) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # exit only on failure: sphinx-gallery runs the script inside its own process
+    if status := main():
+        sys.exit(status)

@@ -1,4 +1,5 @@
 """The TensorAlgDiff demo (Urban & van der Smagt 2017, section 6), in tensorcalc.
+==============================================================================
 
     f[i, j] = exp(-sum(k, 0, 4, (a[i, k] + b[j, k])^2 * c[i, i] + d[i + k]^3))
 
@@ -16,10 +17,11 @@ import sys
 
 import numpy as np
 
-HERE = pathlib.Path(__file__).resolve().parent
-
 import tensorcalc as tc
 from tensorcalc.printing.index import element_derivatives
+
+# sphinx-gallery runs the script from examples/ with no __file__: "_" stands for it there
+HERE = pathlib.Path(globals().get("__file__", "_")).resolve().parent
 
 TEXT = "f[i, j] = exp(-sum(k, 0, 4, (a[i, k] + b[j, k])^2 * c[i, i] + d[i + k]^3))"
 SHAPES = {"a": (3, 5), "b": (4, 5), "c": (3, 3), "d": (8,), "f": (3, 4)}
@@ -57,4 +59,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # exit only on failure: sphinx-gallery runs the script inside its own process
+    if status := main():
+        sys.exit(status)
