@@ -2,7 +2,6 @@
 words, and the check that the domain the proof holds on is convex."""
 from __future__ import annotations
 
-import math
 import threading
 from collections import OrderedDict
 from fractions import Fraction
@@ -14,8 +13,9 @@ from convexcheck.composition.walk import WEIGHT, Walk, short_text, weighted
 from convexcheck.hessian.certificate import Certificate
 from convexcheck.problem.model import Attributes
 from convexcheck.signs.definite import cone
+from convexcheck.signs.domain import Side, check_domain
 from convexcheck.signs.intervals import half_turn
-from convexcheck.signs.signs import Interval, domain_facts
+from convexcheck.signs.signs import Interval
 from tensorcalc import dag
 from tensorcalc.dag import Const, Expr, Power, Special, Var
 
@@ -72,34 +72,23 @@ def _classified(expr: Expr, variables: tuple, attributes: frozenset, lengths: fr
 
 
 def _domain(expr: Expr, walk: Walk, attributes: dict, lengths: dict) -> tuple[str | None, bool]:
-    """(Why the domain is not shown convex, or None; whether any argument was checked). Every argument that log or a fractional
-    power needs positive is concave (entrywise); an argument of recip or of a negative power
-    keeps one sign by the declarations, concave where it is >= 0, convex where <= 0. Each
-    argument is classified on its own (its own implicit domain only, so nothing is assumed
-    of the domain being shown)."""
-    declared = walk.declared                 # declared bounds and what the walk learned without the domain
-    facts = domain_facts(expr)
-    topo = dag.topo(expr)
-    logs = {n.args[0] for n in topo if getattr(n, "fn", None) == "log"}
-    nonzero = {n.args[0] for n in topo if getattr(n, "fn", None) == "recip" or
-               (isinstance(n, Power) and isinstance(n.args[1], Const) and n.args[1].value < 0)}
-    args = [a for a in dict.fromkeys([*facts, *nonzero]) if walk.reads.get(a)]
-    for arg in args:
-        known, side = declared.node(arg), "concave"
-        if arg in nonzero and not facts.get(arg, Interval(-math.inf, math.inf)).nonneg:
-            if atoms.one_sided(known):
-                continue                  # the declarations keep it to one sign, away from 0
-            if not (known.nonneg or known.nonpos):
-                return f"the domain where {short_text(arg)} != 0 is not shown convex (its sign is not fixed)", True
-            side = "concave" if known.nonneg else "convex"
-        elif known.nonneg and (atoms.one_sided(known) or arg not in logs | nonzero):
-            continue
+    """(Why the domain is not shown convex, or None; whether any argument was checked), by
+    `signs.domain.check_domain`, the one rule. Each argument is classified on its own (its
+    own implicit domain only, so nothing is assumed of the domain being shown), against
+    the declarations and what the walk learned without the domain (`walk.declared`)."""
+    def prove(arg: Expr, side: Side) -> bool:
         walk.deadline.check(lambda: f"the domain check of {short_text(arg)}")
         sub = classify(weighted(arg), [v for v in dag.variables(arg).values() if v.name in walk.names],
                        {**attributes, WEIGHT: Attributes(lower=0.0)}, lengths, walk.deadline)
-        if not getattr(sub, side):
-            return f"the domain where {short_text(arg)} > 0 is not shown convex (it is not shown {side})", True
-    return None, bool(args)
+        return bool(getattr(sub, side))
+
+    found = check_domain(expr, lambda arg: bool(walk.reads.get(arg)), walk.declared.node, prove, interior=False)
+    gap = found.gap
+    if gap is None:
+        return None, found.checked
+    if gap.side is None:
+        return f"the domain where {short_text(gap.arg)} != 0 is not shown convex (its sign is not fixed)", True
+    return f"the domain where {short_text(gap.arg)} > 0 is not shown convex (it is not shown {gap.side})", True
 
 
 def _restricted(expr: Expr, walk: Walk) -> str | None:

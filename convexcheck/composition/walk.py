@@ -50,7 +50,8 @@ from convexcheck.composition.perspective import perspective
 from convexcheck.hessian.certificate import Certificate, certify
 from convexcheck.problem.model import Attributes
 from convexcheck.signs.definite import cone
-from convexcheck.signs.signs import NONNEG, Interval, Signs, domain_facts, meet, mul
+from convexcheck.signs.domain import domain_facts
+from convexcheck.signs.signs import NONNEG, Interval, Signs, meet, mul
 from tensorcalc import dag
 from tensorcalc.dag import LETTERS, Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
 
@@ -74,7 +75,7 @@ class Walk:
     failures: list = field(default_factory=list)
 
     def __post_init__(self):
-        self.signs = Signs(self.attributes, domain_facts(self.root))
+        self.signs = Signs(self.attributes, domain_facts(self.root, interior=False))
         self.declared = Signs(self.attributes)      # without the implicit domain: for the domain check
 
     def run(self) -> Verdict:

@@ -17,7 +17,6 @@ with a Kronecker kernel: det(X)^(1/n)). A sum of PSD groups is PSD.
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -27,10 +26,11 @@ from convexcheck.hessian.kernels import KernelKey, reread
 from convexcheck.hessian.pairing import PairKey, ScalarKey, split
 from convexcheck.hessian.variance import Group, absorbs, half_factors
 from convexcheck.problem.model import Attributes
-from convexcheck.signs.signs import Interval, Signs, domain_facts
+from convexcheck.signs.domain import Side, check_domain, domain_facts
+from convexcheck.signs.signs import Interval, Signs
 from tensorcalc import dag, simplify, to_text
 from tensorcalc.algebra.monomials import Expander, Monomial, TooLarge, collect, multiply
-from tensorcalc.dag import LETTERS, Axis, Const, Expr, Gather, Power, Product, Var
+from tensorcalc.dag import LETTERS, Axis, Expr, Gather, Product, Var
 from tensorcalc.derivatives.forward import pushforward
 
 DIRECTION_PREFIX = "__d_"
@@ -102,7 +102,7 @@ def certify(expr: Expr, variables: list[Var], attributes: dict[str, Attributes],
         return cert
     _Decider(entries, Signs(attributes, facts, lengths), cert, deadline).run()
     if cert.convex or cert.concave:
-        _check_domain(expr, facts, variables, attributes, cert, lengths, deadline)
+        _check_domain(expr, variables, attributes, cert, lengths, deadline)
     return cert
 
 
@@ -151,53 +151,39 @@ def _positive_factors(arg: Expr, names: set, declared) -> list[Expr] | None:
     return reading
 
 
-def _check_domain(expr: Expr, facts, variables: list[Var], attributes, cert: Certificate, lengths,
+def _check_domain(expr: Expr, variables: list[Var], attributes, cert: Certificate, lengths,
                   deadline: Deadline) -> None:
-    """A Hessian sign proves curvature only on a convex domain: every argument that log or
-    a fractional power requires positive must be concave in the variables (entrywise: its
-    contraction with any nonnegative weights is concave). An argument of recip or of a
-    negative power must be nonzero: the declarations must keep it to one sign, and it must
-    be concave where that sign is >= 0 (convex where <= 0). Otherwise the proof is withdrawn."""
+    """A Hessian sign proves curvature only on a convex domain (`signs.domain.check_domain`,
+    the one rule; an argument is proven concave or convex by a certificate of its own).
+    Otherwise the proof is withdrawn."""
     names = {v.name for v in variables}
     declared = Signs(attributes, None, lengths)    # what the declarations alone imply
-    topo = dag.topo(expr)
-    logs = {n.args[0] for n in topo if getattr(n, "fn", None) == "log" or   # and x^p, 0 < p < 1: no
-            (isinstance(n, Power) and isinstance(n.args[1], Const) and 0 < n.args[1].value < 1)}  # Hessian at 0
-    nonzero = {n.args[0] for n in topo if getattr(n, "fn", None) == "recip" or
-               (isinstance(n, Power) and isinstance(n.args[1], Const) and n.args[1].value < 0)}
-    for arg in dict.fromkeys([*facts, *nonzero]):
-        if not names & set(dag.variables(arg)):
-            continue
-        known = declared.node(arg)       # a power is defined (and continuous) where arg >= 0
-        side = "concave"
-        if arg in nonzero and not facts.get(arg, Interval(-math.inf, math.inf)).nonneg:
-            if (known.nonneg or known.nonpos) and _excludes_zero(known):
-                continue                 # either sign allowed, and the declarations keep one
-            if not (known.nonneg or known.nonpos):
-                cert.convex = cert.concave = False
-                cert.failures.append(f"the domain where {to_text(arg, limit=60)} != 0 is not shown convex "
-                                     f"(the argument is not shown to keep one sign)")
-                return
-            side = "concave" if known.nonneg else "convex"
-        elif known.nonneg and (_excludes_zero(known) or arg not in logs | nonzero):
-            continue
+
+    def prove(arg: Expr, side: Side) -> bool:
         deadline.check("a Hessian certificate's domain check")
         factors = _positive_factors(arg, names, declared)
         if factors and all(f.order == 0 and certify(f, [v for n, v in dag.variables(f).items() if n in names],
                                                      attributes, lengths, deadline).concave for f in factors):
-            continue                     # {prod g_k > 0} = the intersection of {g_k > 0}, g_k concave
+            return True                  # {prod g_k > 0} = the intersection of {g_k > 0}, g_k concave
         weights = dag.var("__w", arg.axes)
         s = LETTERS[:arg.order]
         g = dag.contraction((weights, arg), (s, s, "")) if arg.order else arg
         present = dag.variables(g)
         sub = certify(g, [present[n] for n in names if n in present],
                       {**attributes, "__w": Attributes(lower=0.0)}, lengths, deadline)
-        if not getattr(sub, side):
-            cert.convex = cert.concave = False
-            cert.failures.append(f"the domain where {to_text(arg, limit=60)} {'>' if side == 'concave' else '<'} 0 "
-                                 f"is not shown convex (the argument is not shown {side})")
-            return
-    cert.rules.append("the domain (declared bounds and implicit domains) is convex")
+        return bool(getattr(sub, side))
+
+    gap = check_domain(expr, lambda arg: bool(names & set(dag.variables(arg))), declared.node, prove, interior=True).gap
+    if gap is None:
+        cert.rules.append("the domain (declared bounds and implicit domains) is convex")
+        return
+    cert.convex = cert.concave = False
+    if gap.side is None:
+        cert.failures.append(f"the domain where {to_text(gap.arg, limit=60)} != 0 is not shown convex "
+                             f"(the argument is not shown to keep one sign)")
+    else:
+        cert.failures.append(f"the domain where {to_text(gap.arg, limit=60)} {'>' if gap.side == 'concave' else '<'}"
+                             f" 0 is not shown convex (the argument is not shown {gap.side})")
 
 
 def _entries(monomials, directions, attributes, deadline: Deadline = NEVER):

@@ -52,7 +52,7 @@ from tensorcalc.algebra.monomials import (
     multiply,
     pending,
 )
-from tensorcalc.dag import Axis, Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var, topo
+from tensorcalc.dag import Axis, Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
 
 MAX_OPEN = 512                  # monomials a polynomial's opened sums may reach
 MAX_OPEN_POWER = 8              # a sum is opened to at most this power
@@ -380,22 +380,6 @@ def common_factor(monomials: list[Monomial], k: int) -> tuple[list[Factor], list
                    if all(c < k for c in f.letters) else f for f in m.factors)
         rest.append(Monomial(m.coef, tuple(f for f in fs if f.power != 0.0)))
     return common, collect(rest)
-
-
-def domain_facts(expr: Expr) -> dict[Expr, Interval]:
-    """What the implicit domain of `expr` says: log's argument > 0, a fractional power's base
-    >= 0 (> 0 below exponent 1, where the Hessian exists), recip's argument != 0."""
-    facts: dict[Expr, Interval] = {}
-    for node in topo(expr):
-        if isinstance(node, Elementwise) and node.fn == "log":
-            facts[node.args[0]] = POSITIVE
-        elif isinstance(node, Elementwise) and node.fn == "recip":
-            facts.setdefault(node.args[0], Interval(-INF, INF, True))
-        elif isinstance(node, Power) and isinstance(node.args[1], Const) \
-                and not float(node.args[1].value).is_integer():
-            facts[node.args[0]] = POSITIVE if node.args[1].value < 1 else \
-                meet(facts.get(node.args[0], NONNEG), NONNEG)
-    return facts
 
 
 def _partners(facts: dict[Expr, Interval]) -> dict[Expr, list[Expr]]:
