@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from solvers.constrained import dispatch as constrained
 from solvers.constrained import feasibility
+from solvers.methods.alternate import alternate
 from solvers.methods.firstorder import LBFGS, GradientDescent
 from solvers.methods.history import optimize_result
 from solvers.methods.loop import Options, run
@@ -27,14 +28,18 @@ MAX_ITER = {"newton": 100, "newton-cg": 200, "lbfgs": 2000, "gd": 20000}
 
 
 @np.errstate(all="ignore")      # every value is checked (statuses, SolverError): no warnings
-def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol: float = 1e-12,
-             max_iter: int | None = None, callback=None, verbose: bool = False, data=None, *,
+def minimize(problem: object, data: Mapping[str, object] | None = None, *, x0: object = None,
+             method: str = "newton", device: str = "cpu", tol: float = 1e-12, max_iter: int | None = None,
+             callback: Callable[[OptimizeResult], object] | None = None, verbose: bool = False,
              gtol: float = 1e-8, check: bool = True, c1: float = 1e-4, max_trials: int = 40,
-             memory: int = 10, second_order: bool = True) -> OptimizeResult:
+             memory: int = 10, second_order: bool = True,
+             blocks: Sequence[str | Sequence[str]] | None = None) -> OptimizeResult:
     """Minimise (or maximise) the objective of `problem` over its free variables.
 
-    problem: a parsed problem (`convexcheck.load_problem`), a .tc path, problem text, or a
-      scalar tensorcalc expression (its variables not in `data` are the free ones).
+    problem: a parsed problem (`convexcheck.load_problem`), a .tc path, problem text, a
+      scalar tensorcalc expression (its variables not in `data` are the free ones), or a
+      CVXPY Problem (translated by `convexcheck.from_cvxpy`; its parameters' values are
+      data, joined to `data`).
     data: arrays by name for the parameters; a variable given here is held fixed.
     x0: start, a dict by variable name (or one array for one variable); default zeros,
       moved inside declared bounds.
@@ -43,7 +48,9 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
       from the problem's structure: `constrained.auto`). With constraints, closed bounds
       or matrix variables see `solvers.constrained.dispatch`: bounds are kept by the projected
       method, constraints by an interior-point method (newton) or an augmented
-      Lagrangian (the others), pd/psd matrices inside their cone.
+      Lagrangian (the others), pd/psd matrices inside their cone. "alternate": block-
+      coordinate Newton over `blocks` (names or lists of names, every free variable once;
+      `max_iter` counts sweeps, default 100), as `solvers.alternate` runs it; no callback.
     Kinks: abs and relu of affine arguments where the objective grows with them (the
       lasso's lam * sum(abs(w)), hinge losses, L1 fits; also in `<=` constraints) are
       lifted into epigraph variables and affine constraints (`solvers.reformulate.epigraph`, on the
@@ -71,8 +78,14 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
     `solvers.constrained.dispatch`), lifted (where kinks were lifted: the variables added), and
     history: one `Iteration` per iterate (with `kkt` and `violation` under constraints).
     """
+    if method == "alternate":
+        return _alternate(problem, data, x0, blocks, device=device, tol=tol, max_iter=max_iter, callback=callback,
+                          verbose=verbose, gtol=gtol, check=check, c1=c1, max_trials=max_trials,
+                          second_order=second_order)
     if method not in METHODS and method != "auto":
-        raise SolverError(f"method {method!r} is not one of {', '.join(METHODS)}, auto")
+        raise SolverError(f"method {method!r} is not one of {', '.join(METHODS)}, auto, alternate")
+    if blocks is not None:
+        raise SolverError(f"blocks are for method='alternate', not {method!r}")
     opts = _options(tol, gtol, max_iter if max_iter is not None else 0, c1, max_trials, verbose, callback)
     task = prepare(problem, data, x0)
     lifted = epigraph.lift(task) if device == "cpu" else epigraph.Lifted(task)
@@ -90,6 +103,18 @@ def minimize(problem, x0=None, method: str = "newton", device: str = "cpu", tol:
     out = _solve(work, obj, method, opts, gtol, tol, memory)
     result = _result(work, obj, out, method, device, convexity, warning, time.perf_counter() - start)
     return _restore(result, lifted, task, xp, gtol) if lifted.added else result
+
+
+def _alternate(problem: object, data: Mapping[str, object] | None, x0: object,
+               blocks: Sequence[str | Sequence[str]] | None, *, max_iter: int | None,
+               callback: Callable[[OptimizeResult], object] | None, **options: Any) -> OptimizeResult:
+    """`minimize(method="alternate")`: `alternate` with max_iter as its sweeps."""
+    if blocks is None:
+        raise SolverError("method='alternate' needs blocks: the variables' names, a list per block")
+    if callback is not None:
+        raise SolverError("method='alternate' takes no callback")
+    sweeps = 100 if max_iter is None else max_iter
+    return alternate(problem, blocks, x0=x0, data=data, sweeps=sweeps, **options)
 
 
 def _for_lifted(opts: Options, task: Task, lifted) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from solvers.methods import stopping as certify
 from solvers.methods.history import HEADER, Clock, Iteration, optimize_result
@@ -32,14 +33,20 @@ from solvers.objective.smooth import Objective
 from solvers.result import Family, status_message
 from solvers.task.convexity import convexity_of
 from solvers.task.device import array_module, to_host
-from solvers.task.prepare import SolverError, prepare, refuse_constraints
+from solvers.task.prepare import SolverError, prepare, refuse_constraints, translated
 from tensorcalc.arrays import is_dask
 
+if TYPE_CHECKING:
+    from scipy.optimize import OptimizeResult
 
-def alternate(problem, blocks, x0=None, data=None, sweeps: int = 100, tol: float = 1e-12,
-              gtol: float = 1e-8, device: str = "cpu", verbose: bool = False, check: bool = True,
-              c1: float = 1e-4, max_trials: int = 40, second_order: bool = True):
-    """Minimise by Newton steps on each block of `blocks` (names or lists of names) in turn.
+
+def alternate(problem: object, blocks: Sequence[str | Sequence[str]], data: Mapping[str, object] | None = None, *,
+              x0: object = None, sweeps: int = 100, tol: float = 1e-12, gtol: float = 1e-8, device: str = "cpu",
+              verbose: bool = False, check: bool = True, c1: float = 1e-4, max_trials: int = 40,
+              second_order: bool = True) -> OptimizeResult:
+    """Minimise by Newton steps on each block of `blocks` (names or lists of names) in turn;
+    also `solvers.minimize(problem, data, method="alternate", blocks=...)`. `problem`,
+    `data`, `x0` and the options are `minimize`'s (a CVXPY Problem is translated once).
 
     Stops after a sweep in which every block had max|g| <= gtol and lambda^2/2 <= tol
     (status 0), after `sweeps` sweeps (status 1), or when a block's line search fails
@@ -48,6 +55,7 @@ def alternate(problem, blocks, x0=None, data=None, sweeps: int = 100, tol: float
     `minimize`'s, with `convexity` by block and one history entry per block step
     (`Iteration.block` names the block; "escape" a step away from a joint saddle)."""
     blocks = [(b,) if isinstance(b, str) else tuple(b) for b in blocks]
+    problem, data = translated(problem, data)
     if not (isinstance(sweeps, int) and sweeps >= 0):
         raise SolverError(f"sweeps must be a whole number >= 0, got {sweeps!r}")
     joint = prepare(problem, data, x0)

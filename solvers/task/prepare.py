@@ -17,6 +17,7 @@ import dataclasses
 import math
 import os
 from types import MappingProxyType
+from typing import Mapping
 
 import numpy as np
 
@@ -28,12 +29,13 @@ from solvers.task.distributed import lazy, prepared
 from solvers.task.records import MAX_DATA_ENTRIES, Constraint, Free, SolverError, Task, check_real
 from solvers.task.start import start
 from tensorcalc import Expr, dag
-from tensorcalc.arrays import is_dask
+from tensorcalc.arrays import is_dask, library
 from tensorcalc.memo import memoized
 
 
 def prepare(problem, data=None, x0=None) -> Task:
     """Check everything a solve needs before any device work; see the module docstring."""
+    problem, data = translated(problem, data)
     data = _arrays(data or {}, "data")
     problem = _as_problem(problem, data, x0)
     _check_solvable(problem)
@@ -102,6 +104,17 @@ def refuse_constraints(task: Task, what: str) -> None:
 
 # ----------------------------------------------------------------------------- the problem
 
+def translated(problem: object, data: Mapping[str, object] | None) -> tuple[object, Mapping[str, object] | None]:
+    """(problem, data), a CVXPY Problem or Expression translated by `convexcheck.from_cvxpy`
+    (its parameter and constant values joined to `data`, which wins where both name an
+    array); anything else as it is. CVXPY is imported only when given one of its objects."""
+    if library(problem) != "cvxpy":
+        return problem, data
+    from convexcheck import from_cvxpy
+    parsed, values = from_cvxpy(problem)
+    return parsed, {**values, **(data or {})}
+
+
 def _as_problem(problem, data: dict, x0) -> Problem:
     if isinstance(problem, Problem):
         return problem
@@ -110,7 +123,7 @@ def _as_problem(problem, data: dict, x0) -> Problem:
     if isinstance(problem, (str, os.PathLike)):
         return load_problem(problem)
     raise SolverError(f"minimize takes a problem (convexcheck.load_problem), a .tc path, problem "
-                      f"text or a tensorcalc expression, not {type(problem).__name__}")
+                      f"text, a tensorcalc expression or a CVXPY Problem, not {type(problem).__name__}")
 
 
 @memoized(maxsize=4096)

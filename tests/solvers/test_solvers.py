@@ -397,6 +397,43 @@ def test_matrix_completion_alternating(completion):
     np.testing.assert_allclose(result.jac["V"], 2 * R.T @ U, atol=1e-12)
 
 
+def test_minimize_method_alternate_is_solvers_alternate(completion):
+    """`minimize(problem, data, method="alternate", blocks=...)` runs `alternate`: the same
+    iterates, max_iter counting sweeps."""
+    data, x0 = completion
+    a = solvers.alternate(MF, ["U", "V"], data, x0=x0, sweeps=7)
+    b = solvers.minimize(MF, data, x0=x0, method="alternate", blocks=["U", "V"], max_iter=7)
+    assert (a.status, a.message, a.nit) == (b.status, b.message, b.nit) and b.method == "block-newton"
+    assert all(np.array_equal(a.x[n], b.x[n]) for n in ("U", "V"))
+    with pytest.raises(solvers.SolverError, match="needs blocks"):
+        solvers.minimize(MF, data, x0=x0, method="alternate")
+    with pytest.raises(solvers.SolverError, match="blocks are for method='alternate'"):
+        solvers.minimize(MF, data, x0=x0, blocks=["U", "V"])
+
+
+def test_minimize_takes_data_second_and_the_rest_by_keyword():
+    """`minimize(problem, data, *, x0=..., method=...)`, parallel to `convexcheck.analyze`."""
+    with pytest.raises(TypeError):
+        solvers.minimize("variable x\nminimize x^2", None, {"x": 1.0})
+
+
+def test_minimize_takes_a_cvxpy_problem():
+    """A CVXPY Problem is translated (`convexcheck.from_cvxpy`), its parameter values as data:
+    the solution of the problem text with the same data."""
+    cp = pytest.importorskip("cvxpy")
+    rng = np.random.default_rng(3)
+    X, y = rng.standard_normal((20, 5)), rng.standard_normal(20)
+    w = cp.Variable(5, name="w")
+    lam = cp.Parameter(nonneg=True, name="lam", value=0.1)
+    problem = cp.Problem(cp.Minimize(cp.sum_squares(X @ w - y) + lam * cp.sum_squares(w)))
+    got = solvers.minimize(problem)
+    want = solvers.minimize((EXAMPLES / "ridge.tc").read_text(), {"X": X, "y": y, "lam": 0.1})
+    assert got.status == want.status == 0 and got.convexity == "convex"
+    np.testing.assert_allclose(got.x["w"], want.x["w"], rtol=1e-12, atol=1e-14)
+    problem.solve()
+    np.testing.assert_allclose(got.x["w"], w.value, atol=1e-8)
+
+
 def test_alternate_with_one_block_is_newton(completion):
     """With V fixed in data the problem is a least-squares problem in U: one block, one step."""
     data, x0 = completion
