@@ -59,7 +59,11 @@ NONPOS = Interval(-math.inf, 0.0)
 
 WEIGHT = "__w"
 FRESH = "__t"
-HESSIAN_ERRORS = (tc.TensorCalcError, ArithmeticError, ValueError, KeyError)
+# What forming and reading a Hessian may raise when the certificate does not apply: a
+# TensorCalcError (no derivative rule for a node, a shape the algebra does not take) and an
+# ArithmeticError (an interval bound or a coefficient beyond exact arithmetic: inf as a
+# Fraction). Anything else, a KeyError from a rule table first, is a bug and propagates.
+HESSIAN_ERRORS = (tc.TensorCalcError, ArithmeticError)
 SMALL = 200          # nodes: an unclassified child's parent is certified up to this size
 
 

@@ -66,3 +66,22 @@ def test_compositions_on_the_closed_domain_stay_proven():
     assert _objective("variable x[n]\nminimize sqrt(sum(x.^2))").convex.status == "proven"
     assert _objective("variable x nonneg\nvariable y nonneg\nmaximize (x*y)^0.5").concave.status == "proven"
     assert _objective("variable x\nvariable y nonneg\nminimize x^2/sqrt(y)").convex.status == "proven"
+
+
+def test_a_broken_rule_table_raises_instead_of_reading_unknown(monkeypatch):
+    """A KeyError from a rule table is a bug: the walk's Hessian fallback lets it propagate
+    (issue 25: `HESSIAN_ERRORS` no longer catches it, so it cannot pass for "unknown")."""
+    import pytest
+
+    from tensorcalc.derivatives import forward
+    from tensorcalc.memo import clear
+
+    f = _expr("exp(x) * exp(y) * exp(x * y)")       # no composition rule: the Hessian is tried
+    variables = list(dag.variables(f).values())
+    monkeypatch.delitem(forward.TANGENTS, dag.Elementwise)
+    clear()
+    try:
+        with pytest.raises(KeyError):
+            classify(f, variables, {})
+    finally:
+        clear()
