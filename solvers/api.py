@@ -86,19 +86,18 @@ def minimize(problem: object, data: Mapping[str, object] | None = None, *, x0: o
         raise SolverError(f"method {method!r} is not one of {', '.join(METHODS)}, auto, alternate")
     if blocks is not None:
         raise SolverError(f"blocks are for method='alternate', not {method!r}")
-    opts = _options(tol, gtol, max_iter if max_iter is not None else 0, c1, max_trials, verbose, callback)
+    checked = _options(tol, gtol, max_iter if max_iter is not None else 0, c1, max_trials, verbose, callback)
     task = prepare(problem, data, x0)
     lifted = epigraph.lift(task) if device == "cpu" else epigraph.Lifted(task)
     work = lifted.task                # kinks of affine arguments as epigraph variables
-    if lifted.added:
-        _for_lifted(opts, task, lifted)
     if method == "auto":
         method = constrained.auto(work, lifted.added)
-    opts.max_iter = max_iter if max_iter is not None else MAX_ITER[method]
     convexity, warning = convexity_of(task) if check else ("not checked", None)
+    opts = dataclasses.replace(checked, max_iter=max_iter if max_iter is not None else MAX_ITER[method],
+                               sign=task.sign, second_order=bool(second_order), convex=convexity == "convex",
+                               **(_for_lifted(checked, task, lifted) if lifted.added else {}))
     xp = array_module(device)
     obj = Objective(work, xp)
-    opts.sign, opts.second_order, opts.convex = task.sign, bool(second_order), convexity == "convex"
     start = time.perf_counter()
     out = _solve(work, obj, method, opts, gtol, tol, memory)
     result = _result(work, obj, out, method, device, convexity, warning, time.perf_counter() - start)
@@ -117,13 +116,16 @@ def _alternate(problem: object, data: Mapping[str, object] | None, x0: object,
     return alternate(problem, blocks, x0=x0, data=data, sweeps=sweeps, **options)
 
 
-def _for_lifted(opts: Options, task: Task, lifted) -> None:
-    """Options for a lifted task: the callback shown the original variables; where the
-    task has constraints, each lifted row held tighter, since an original row sums them."""
+def _for_lifted(opts: Options, task: Task, lifted: epigraph.Lifted) -> dict[str, Any]:
+    """The options that differ for a lifted task: the callback shown the original
+    variables; where the task has constraints, each lifted row held tighter, since an
+    original row sums them."""
+    changed: dict[str, Any] = {}
     if opts.callback is not None:
-        opts.callback = _hiding(opts.callback, lifted.added)
+        changed["callback"] = _hiding(opts.callback, lifted.added)
     if task.constraints:
-        opts.feasibility = 1.0 / (1 + sum(v.size for v in lifted.task.free if v.name in lifted.added))
+        changed["feasibility"] = 1.0 / (1 + sum(v.size for v in lifted.task.free if v.name in lifted.added))
+    return changed
 
 
 def _solve(work: Task, obj: Objective, method: str, opts: Options, gtol: float, tol: float, memory: int):

@@ -146,7 +146,8 @@ def _to_json(result, out: str | None) -> dict:
             "fun": num(result.fun), "nit": int(result.nit), "convexity": result.convexity,
             "warning": result.warning, "method": result.method, "device": result.device,
             "time_s": result.time_s, "out": out,
-            "x": {n: v.tolist() for n, v in result.x.items()} if sum(v.size for v in result.x.values()) <= 1000 else None,
+            "x": ({n: v.tolist() for n, v in result.x.items()}
+                  if sum(v.size for v in result.x.values()) <= 1000 else None),
             "max_abs_jac": {n: float(np.abs(v).max()) if v.size else 0.0 for n, v in result.jac.items()},
             "constr_violation": num(result.get("constr_violation", 0.0)),
             "multipliers": {k: np.asarray(v).tolist() for k, v in result.get("multipliers", {}).items()},

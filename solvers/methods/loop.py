@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Callable
 
 from solvers.methods import stopping as certify
 from solvers.methods.history import HEADER, Clock, Iteration, optimize_result, row
@@ -96,21 +97,32 @@ def _face(method, obj, z, g):
     return obj if face is None else face(obj, z, g)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Options:
+    """How a solve runs, fixed before it starts (`solvers.api` builds it once; a phase or an
+    inner solve runs on a `dataclasses.replace` copy). What changes during a run lives in
+    `Progress`."""
+
     gtol: float = 1e-8
     tol: float = 1e-12
     max_iter: int = 100
     c1: float = 1e-4
     max_trials: int = 40
     verbose: bool = False
-    callback: object = None
-    sign: float = 1.0
+    callback: Callable[..., object] | None = None
+    sign: float = 1.0             # +1 minimise, -1 maximise: the f shown is sign * the f minimised
     second_order: bool = True     # check the point found is a minimum (see `certify`)
     convex: bool = False          # proven convex: every stationary point is a minimum
     feasibility: float = 1.0      # the augmented Lagrangian holds violations to this share of gtol / 100
-    f_start: float = math.inf     # f at the start of the current run, and at the iterate
-    f_last: float = math.inf      # before this one (`_more_to_gain`)
+
+
+@dataclass
+class Progress:
+    """The state of one `run` that its tests read (`_more_to_gain`): f at the start of the
+    run, and at the iterate before the current one. Unset (inf), no test asks for more."""
+
+    f_start: float = math.inf
+    f_last: float = math.inf
 
 
 @dataclass
@@ -125,7 +137,7 @@ class Outcome:
 
 def run(obj, method, z, opts: Options) -> Outcome:
     """Iterate `method` from z until convergence, the limit, a failed search or the callback."""
-    clock, history = Clock(), []
+    clock, history, progress = Clock(), [], Progress()
     s_prev = g_prev = None
     start, escapes = z, 0
     if opts.verbose:
@@ -134,14 +146,14 @@ def run(obj, method, z, opts: Options) -> Outcome:
         with clock("eval"):
             f, g, extra = method.evaluate(obj, z, k == opts.max_iter)
         if k == 0:
-            opts.f_start = opts.f_last = f
+            progress.f_start = progress.f_last = f
         if s_prev is not None:
             method.update(s_prev, g - g_prev)
         gmax = max_abs(obj, g) if getattr(obj, "box", None) is None else projected_gradient(obj, z, g)[1]
         it = Iteration(k, opts.sign * f, gmax)
         history.append(it)
-        status, d, d_point = iterate(obj, method, z, f, g, extra, it, opts, clock, k)
-        opts.f_last = f
+        status, d, d_point = iterate(obj, method, z, f, g, extra, it, opts, clock, k, progress)
+        progress.f_last = f
         message = _message(status, method, it, f) if status is not None else None
         if status in (0, 1, 2):
             with clock("eval"):
@@ -186,9 +198,10 @@ def _follow(method, it: Iteration, verdict, status: int, message: str, leave: bo
     return status, message, None, None
 
 
-def iterate(obj, method, z, f, g, extra, it: Iteration, opts: Options, clock, k: int):
+def iterate(obj, method, z, f, g, extra, it: Iteration, opts: Options, clock, k: int,
+            progress: Progress | None = None):
     """(None, direction, new point) when a step was found (its size recorded on `it`),
-    else (status, None, None)."""
+    else (status, None, None). `progress`: the run's (`run`); None outside one."""
     if it.k == 0:
         _check_start(f, it.gmax)
     if it.gmax == 0.0:
@@ -197,7 +210,7 @@ def iterate(obj, method, z, f, g, extra, it: Iteration, opts: Options, clock, k:
     dr = method.direction(obj, z, f, g, extra, clock)
     it.decrement, it.damping, it.fallbacks, it.cg = dr.decrement, dr.damping, dr.fallbacks, dr.cg
     converged = it.gmax <= opts.gtol and (math.isnan(dr.decrement) or dr.decrement <= opts.tol)
-    if converged and not _more_to_gain(obj, f, g, dr, opts, k):
+    if converged and not _more_to_gain(obj, f, g, dr, progress or Progress(), k):
         return 0, None, None
     if not converged and _at_rounding_level(obj, z, f, g, dr):
         it.fallbacks.append(ROUNDED)
@@ -255,7 +268,7 @@ def _search(obj, z, f, g, dr: Direction, method, opts: Options, it: Iteration):
     return None
 
 
-def _more_to_gain(obj, f: float, g, dr: Direction, opts: Options, k: int) -> bool:
+def _more_to_gain(obj, f: float, g, dr: Direction, progress: Progress, k: int) -> bool:
     """Whether a point that meets the absolute tests (max|g| <= gtol, lambda^2/2 <= tol)
     still predicts a decrease (lambda^2/2, or -g.d/2) of over GAIN times |f| and over
     FLOOR times |f| at the start: an objective of tiny scale (s * |A x - b|^2, s = 1e-15)
@@ -267,8 +280,8 @@ def _more_to_gain(obj, f: float, g, dr: Direction, opts: Options, k: int) -> boo
         return False
     if math.isnan(dr.decrement) and k == 0:
         return True
-    pred = dr.decrement if not math.isnan(dr.decrement) else max(-0.5 * float(g @ dr.d), opts.f_last - f)
-    return pred > GAIN * abs(f) and pred > FLOOR * abs(opts.f_start)
+    pred = dr.decrement if not math.isnan(dr.decrement) else max(-0.5 * float(g @ dr.d), progress.f_last - f)
+    return pred > GAIN * abs(f) and pred > FLOOR * abs(progress.f_start)
 
 
 def _at_rounding_level(obj, z, f: float, g, dr: Direction) -> bool:

@@ -348,7 +348,8 @@ def test_default_start_is_inside_the_bounds():
 def test_separable_variables(method):
     """Variables that do not interact: the cross Hessian is zero, and a gradient without
     its own variable (a linear term) has a zero Hessian."""
-    problem = "variable x[n]\nvariable y[k]\nvariable s\nminimize sum((x - 1)^2) + sum(exp(y)) - sum(y) + 2 * s + exp(-s)"
+    problem = ("variable x[n]\nvariable y[k]\nvariable s\n"
+               "minimize sum((x - 1)^2) + sum(exp(y)) - sum(y) + 2 * s + exp(-s)")
     result = solvers.minimize(problem, x0={"x": np.zeros(2), "y": np.ones(3), "s": 0.0}, method=method,
                               max_iter=20000 if method == "gd" else None)
     assert result.status == 0, result.message
