@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from convexcheck.bridge.data import number, value_of
-from convexcheck.bridge.translate import LETTERS, Node, _axis_sum, _fit
+from convexcheck.bridge.text import LETTERS, Node, axis_sum, fit
 from convexcheck.problem.reader import ProblemError
 
 MAX_ENTRIES = 32
@@ -42,14 +42,14 @@ def _fold(texts: list[str]) -> str:
 def _negated(node: Node, shape) -> tuple[str, bool]:
     if node.number:
         return number(-float(node.text.strip("()"))), True
-    return f"(-{_fit(node, shape)})", False
+    return f"(-{fit(node, shape)})", False
 
 
 def _maximum(t, e, *args, negate: bool = False):
     """maximum (negate: minimum, as -(maximum of the negatives)); numbers go last, so
     that maximum(x, 0) is relu(x)."""
     shape = tuple(e.shape)
-    texts = [_negated(a, shape) if negate else (_fit(a, shape), a.number) for a in args]
+    texts = [_negated(a, shape) if negate else (fit(a, shape), a.number) for a in args]
     ordered = [s for s, num in texts if not num] + [s for s, num in texts if num]
     out = _fold(ordered)
     return Node(f"(-{out})" if negate else out, shape)
@@ -87,7 +87,7 @@ def _axis_max(t, e, a, negate: bool = False, of_abs: bool = False):
     if keepdims:
         raise ProblemError(f"CVXPY {type(e).__name__} with keepdims=True is not supported; drop keepdims")
     if of_abs:
-        a = Node(f"abs({_fit(a, a.shape)})", a.shape)
+        a = Node(f"abs({fit(a, a.shape)})", a.shape)
     parts = _slices(t, e, a, axis)
     if negate:
         return Node(f"(-{_fold([f'(-{s})' for s in parts])})", tuple(e.shape))
@@ -95,7 +95,7 @@ def _axis_max(t, e, a, negate: bool = False, of_abs: bool = False):
 
 
 def _norm1(t, e, a):
-    return Node(_axis_sum(f"abs({_fit(a, a.shape)})", a.shape, e.get_data()[0]), tuple(e.shape))
+    return Node(axis_sum(f"abs({fit(a, a.shape)})", a.shape, e.get_data()[0]), tuple(e.shape))
 
 
 def _pnorm(t, e, a):
@@ -103,11 +103,11 @@ def _pnorm(t, e, a):
     if keepdims:
         raise ProblemError("CVXPY pnorm with keepdims=True is not supported; drop keepdims")
     p = float(p)
-    x = _fit(a, a.shape)
+    x = fit(a, a.shape)
     if p == 2:
-        return Node(f"sqrt({_axis_sum(f'({x} ^ 2)', a.shape, axis)})", tuple(e.shape))
+        return Node(f"sqrt({axis_sum(f'({x} ^ 2)', a.shape, axis)})", tuple(e.shape))
     if p > 1:
-        base = _axis_sum(f"(abs({x}) ^ {number(p)})", a.shape, axis)
+        base = axis_sum(f"(abs({x}) ^ {number(p)})", a.shape, axis)
         return Node(f"({base} ^ (1 / {number(p)}))", tuple(e.shape))     # 1/p exact: p * (1/p) = 1
     raise ProblemError(f"CVXPY pnorm with p = {p:g} is not supported; give p >= 1 (or 'inf')")
 
@@ -121,13 +121,13 @@ def _huber(t, e, a):
     if m.parameters() or m.variables():
         raise ProblemError("CVXPY huber with a parameter M is not supported; give a number")
     m = float(value_of(m, "the M of huber"))
-    x = _fit(a, a.shape)
+    x = fit(a, a.shape)
     text = "huber({})".format(x if m == 1 else f"({x} / {number(m)})")
     return Node(text if m == 1 else f"({number(m * m)} * {text})", tuple(e.shape))
 
 
 RULES = {
-    "abs": lambda t, e, a: Node(f"abs({_fit(a, a.shape)})", tuple(e.shape)),
+    "abs": lambda t, e, a: Node(f"abs({fit(a, a.shape)})", tuple(e.shape)),
     "maximum": _maximum,
     "minimum": lambda t, e, *args: _maximum(t, e, *args, negate=True),
     "max": _axis_max,

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import NamedTuple
 
 import numpy as np
 
@@ -46,28 +45,18 @@ from convexcheck.bridge.data import (
     onto_cones,
     value_of,
 )
+from convexcheck.bridge.nonsmooth import RULES as NONSMOOTH_RULES
+from convexcheck.bridge.text import LETTERS, Node, axis_sum, fit, full, scalar, times
 from convexcheck.problem.declarations import KEYWORDS, RESERVED
 from convexcheck.problem.model import Problem
 from convexcheck.problem.reader import ProblemError, load_problem
 from convexcheck.report import Report
 
 MAX_LINEAR = 1_000_000     # entries of the constant tensor that stands for a linear atom
-LETTERS = "ijklmnopqrstuvwxyz"
 UNSUPPORTED = ("sum_largest", "sum_smallest", "lambda_max", "lambda_min", "lambda_sum_largest",
               "lambda_sum_smallest", "sigma_max", "normNuc", "dotsort", "cummax", "ceil", "floor",
               "sign", "length")
 RELATIONS = {"Inequality": "<=", "Equality": "==", "Zero": "==", "NonNeg": ">=", "NonPos": "<="}
-
-
-class Node(NamedTuple):
-    """A translated subexpression: tensorcalc text that is one atom (a name, a number, a
-    call or parenthesised) and the CVXPY shape. `scalar` is the text of the scalar a
-    Promote broadcasts; `number` marks a literal number, which tensorcalc broadcasts."""
-
-    text: str
-    shape: tuple
-    scalar: str | None = None
-    number: bool = False
 
 
 def from_cvxpy(expr_or_problem) -> tuple[Problem, dict[str, np.ndarray]]:
@@ -141,7 +130,7 @@ class _Translator:
         shape = tuple(np.broadcast_shapes(lhs.shape, rhs.shape))
         if int(np.prod(shape)) == 1:
             return f"{self.scalar(lhs, f'constraint {k}')} {rel} {self.scalar(rhs, f'constraint {k}')}"
-        return f"{_fit(lhs, shape)} - {_fit(rhs, shape)} {rel} 0"
+        return f"{fit(lhs, shape)} - {fit(rhs, shape)} {rel} 0"
 
     def declare(self, kind: str, key, name: str, shape, words, user: bool = False) -> str:
         """The identifier for `key`, declared on first use; a renamed user name is noted."""
@@ -183,7 +172,7 @@ class _Translator:
         ones of that shape (its data), whose dimensions fix the lengths where nothing
         around does (cp.sum of a promoted scalar)."""
         if a.number or not shape:
-            return Node(_full(a.text, shape), tuple(shape), a.text, a.number)
+            return Node(full(a.text, shape), tuple(shape), a.text, a.number)
         key = ("ones", tuple(shape))
         if key not in self.names:
             name = self.declare("parameter", key, "one", shape, ["pos"])
@@ -215,55 +204,14 @@ def _identifier(name: str, used: set[str]) -> str:
 
 # ----------------------------------------------------------------------------- helpers for rules
 
-def _scalar(a: Node) -> str | None:
-    """The text of a as a scalar, if it is one (or a broadcast scalar)."""
-    return a.scalar if a.scalar is not None else (a.text if a.shape == () else None)
-
-
-def _full(text: str, shape) -> str:
-    idx = LETTERS[:len(shape)]
-    return f"({text} *(,{idx}->{idx}) 1)" if shape else text
-
-
-def _fit(a: Node, shape) -> str:
-    """a's text at `shape`: a scalar broadcast, a number as it is."""
-    if a.shape == tuple(shape) or a.number:
-        return a.text
-    if a.shape == () or a.scalar is not None:
-        return _full(_scalar(a), shape)
-    raise ProblemError(f"broadcasting shape {a.shape} to {tuple(shape)} is not supported; "
-                       f"make the shapes equal (e.g. with cp.reshape)")
-
-
-def _times(a: Node, b: Node, shape) -> str:
-    """Element-wise product with scalar broadcasting."""
-    sa, sb = _scalar(a), _scalar(b)
-    if sa is not None or sb is not None:
-        return f"({sa} * {_fit(b, shape)})" if sa is not None else f"({_fit(a, shape)} * {sb})"
-    idx = LETTERS[:len(shape)]
-    return f"({_fit(a, shape)} *({idx},{idx}->{idx}) {_fit(b, shape)})"
-
-
-def _axis_sum(text: str, shape, axis) -> str:
-    """The sum over `axis` (None: all entries, an int or a tuple of ints, which CVXPY has
-    checked; a 0-d argument, whose axis 0 or -1 CVXPY admits, is its own sum)."""
-    if not shape:
-        return text
-    if axis is None:
-        return f"sum({text})"
-    axes = {a % len(shape) for a in (axis if isinstance(axis, (tuple, list)) else (axis,))}
-    idx = LETTERS[:len(shape)]
-    return f"({text} *({idx},->{''.join(c for k, c in enumerate(idx) if k not in axes)}) 1)"
-
-
 # ----------------------------------------------------------------------------- the rules
 
 MATMUL = {(1, 1): "i,i->", (2, 1): "ij,j->i", (1, 2): "i,ij->j", (2, 2): "ij,jk->ik"}
 
 
 def _matmul(t, e, a, b):
-    if _scalar(a) is not None or _scalar(b) is not None:
-        return Node(_times(a, b, tuple(e.shape)), tuple(e.shape))
+    if scalar(a) is not None or scalar(b) is not None:
+        return Node(times(a, b, tuple(e.shape)), tuple(e.shape))
     spec = MATMUL.get((len(a.shape), len(b.shape)))
     if spec is None:
         raise ProblemError(f"@ of shapes {a.shape} and {b.shape} is not supported (vectors and matrices only)")
@@ -271,10 +219,10 @@ def _matmul(t, e, a, b):
 
 
 def _div(t, e, a, b):
-    sb, shape = _scalar(b), tuple(e.shape)
+    sb, shape = scalar(b), tuple(e.shape)
     if sb is not None:
-        return Node(f"({a.text} / {sb})" if not shape else f"((1 / {sb}) * {_fit(a, shape)})", shape)
-    return Node(f"({_fit(a, shape)} / {b.text})", shape)
+        return Node(f"({a.text} / {sb})" if not shape else f"((1 / {sb}) * {fit(a, shape)})", shape)
+    return Node(f"({fit(a, shape)} / {b.text})", shape)
 
 
 def _transpose(t, e, a):
@@ -285,7 +233,7 @@ def _transpose(t, e, a):
 
 def _sum(t, e, a):
     axis, keepdims = e.get_data()
-    return _linear(t, e, a) if keepdims else Node(_axis_sum(a.text, a.shape, axis), tuple(e.shape))
+    return _linear(t, e, a) if keepdims else Node(axis_sum(a.text, a.shape, axis), tuple(e.shape))
 
 
 def _power(t, e, a):
@@ -300,26 +248,26 @@ def _log_sum_exp(t, e, a):
     axis, keepdims = e.get_data()
     if keepdims:
         raise ProblemError("log_sum_exp with keepdims=True is not supported; drop keepdims")
-    return Node(f"log({_axis_sum(f'exp({a.text})', a.shape, axis)})", tuple(e.shape))
+    return Node(f"log({axis_sum(f'exp({a.text})', a.shape, axis)})", tuple(e.shape))
 
 
 def _quad_form(t, e, x, p):
     if not x.shape:
-        return Node(f"({x.text} * {_scalar(p) or f'sum({p.text})'} * {x.text})", ())
+        return Node(f"({x.text} * {scalar(p) or f'sum({p.text})'} * {x.text})", ())
     return Node(f"({x.text} *(i,ij->j) {p.text} *(j,j->) {x.text})", ())
 
 
 def _quad_over_lin(t, e, x, y):
     if e.get_data()[0] is not None:
         raise ProblemError("quad_over_lin with an axis is not supported; give axis=None")
-    return Node(f"({_axis_sum(f'({x.text} ^ 2)', x.shape, None)} / {_scalar(y)})", ())
+    return Node(f"({axis_sum(f'({x.text} ^ 2)', x.shape, None)} / {scalar(y)})", ())
 
 
 def _rel_entr(t, e, x, y, kl: bool = False):
     """x log(x/y), and for kl_div (kl) that - x + y, element-wise with broadcasting."""
     s = tuple(e.shape)
-    xs, ys = Node(_fit(x, s), s), _fit(y, s)
-    text = _times(xs, Node(f"log({xs.text} / {ys})", s), s)
+    xs, ys = Node(fit(x, s), s), fit(y, s)
+    text = times(xs, Node(f"log({xs.text} / {ys})", s), s)
     return Node(f"({text} - {xs.text} + {ys})" if kl else text, s)
 
 
@@ -374,17 +322,17 @@ def _with(function: str, a: Node) -> Node:
 RULES = {
     "Variable": lambda t, e: t.leaf(e, "variable"),
     "Parameter": lambda t, e: t.leaf(e, "parameter"),
-    "AddExpression": lambda t, e, *args: Node("(" + " + ".join(_fit(a, e.shape) for a in args) + ")",
+    "AddExpression": lambda t, e, *args: Node("(" + " + ".join(fit(a, e.shape) for a in args) + ")",
                                               tuple(e.shape)),
     "NegExpression": _call("(-{0})"),
     "Promote": lambda t, e, a: t.promote(a, tuple(e.shape)),
     "MulExpression": _matmul, "DivExpression": _div,
-    "multiply": lambda t, e, a, b: Node(_times(a, b, tuple(e.shape)), tuple(e.shape)),
+    "multiply": lambda t, e, a, b: Node(times(a, b, tuple(e.shape)), tuple(e.shape)),
     "transpose": _transpose,
     "Sum": _sum, "Trace": _call("({0} *(ii,->) 1)"),
     "exp": _call("exp({0})"), "log": _call("log({0})"), "log1p": _call("log(1 + {0})"),
-    "entr": lambda t, e, a: Node(f"(-{_times(a, _with('log', a), a.shape)})", a.shape),
-    "xexp": lambda t, e, a: Node(_times(a, _with("exp", a), a.shape), a.shape),
+    "entr": lambda t, e, a: Node(f"(-{times(a, _with('log', a), a.shape)})", a.shape),
+    "xexp": lambda t, e, a: Node(times(a, _with("exp", a), a.shape), a.shape),
     "Power": _power, "power": _power, "inv_pos": _call("({0} ^ (-1))"),
     "logistic": _call("log(1 + exp({0}))"), "log_sum_exp": _log_sum_exp,
     "QuadForm": _quad_form, "quad_over_lin": _quad_over_lin, "rel_entr": _rel_entr,
@@ -397,6 +345,4 @@ RULES = {
     **{name: _unsupported for name in UNSUPPORTED},
 }
 
-from convexcheck.bridge.nonsmooth import RULES as _NONSMOOTH_RULES  # noqa: E402 - it builds on the helpers above
-
-RULES.update(_NONSMOOTH_RULES)
+RULES.update(NONSMOOTH_RULES)

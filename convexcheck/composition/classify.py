@@ -56,7 +56,7 @@ classify.cache_clear = _clear      # as an lru_cache's: the next call classifies
 def _classified(expr: Expr, variables: tuple, attributes: frozenset, lengths: frozenset,
                 deadline: Deadline) -> Certificate:
     names = frozenset(v.name for v in variables)
-    walk = Walk(expr, names, dict(attributes), dict(lengths), deadline)
+    walk = Walk(expr, names, dict(attributes), dict(lengths), deadline, classify)
     verdict = walk.run()
     c = verdict.curvature
     if not c.known:

@@ -5,7 +5,8 @@ one concave, jointly in (u, t) on t > 0; composed with the affine maps u(x), t(x
 its curvature. `perspective` reads the pattern off a product t * F: every quotient u / t
 in F (u times recip(t), t the same node) becomes a fresh variable z, and F must then read
 no analysed variable at all, so that F = G(z) exactly; G is classified on its own
-(`classify`: rules, Hessian, and its domain, whose perspective is convex when it is).
+(`walk.classify`, the whole classifier: rules, Hessian, and its domain, whose
+perspective is convex when it is).
 Examples: t * log_sum_exp(x / t), y * exp(x / y), t * (-log(x / t)) (relative entropy).
 """
 from __future__ import annotations
@@ -44,11 +45,10 @@ def _curvature(walk, t: Expr, body: Expr) -> Verdict | None:
     depth = sum(n.startswith(FRESH) for n in walk.names)      # a perspective inside G: new names
     fresh = {q: dag.var(f"{FRESH}{depth}_{k}", q.axes) for k, q in enumerate(quotients)}
     g = substitute(body, fresh)
-    if set(dag.variables(g)) & walk.names:
+    if set(dag.variables(g)) & walk.names or walk.classify is None:
         return None                          # F reads the variables other than through u / t
-    from convexcheck.composition.classify import classify  # noqa: PLC0415 - classify builds on compose
     present = dag.variables(g)
-    cert = classify(g, [present[v.name] for v in fresh.values() if v.name in present], walk.attributes,
+    cert = walk.classify(g, [present[v.name] for v in fresh.values() if v.name in present], walk.attributes,
                     walk.lengths, walk.deadline)
     if not (cert.convex or cert.concave):
         return None

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
+from typing import Protocol
 from fractions import Fraction
 
 import tensorcalc as tc
@@ -67,6 +68,14 @@ HESSIAN_ERRORS = (tc.TensorCalcError, ArithmeticError)
 SMALL = 200          # nodes: an unclassified child's parent is certified up to this size
 
 
+class Classifier(Protocol):
+    """The whole classifier (`classify.classify`), which the walk calls back for a part it
+    classifies on its own (the G of a perspective): passed in, since it builds on the walk."""
+
+    def __call__(self, expr: Expr, variables: list[Var], attributes: dict[str, Attributes],
+                 lengths: dict | None = None, deadline: Deadline = NEVER) -> Certificate: ...
+
+
 @dataclass
 class Walk:
     root: Expr
@@ -74,6 +83,7 @@ class Walk:
     attributes: dict
     lengths: dict
     deadline: Deadline = NEVER         # checked per node and per Hessian tried
+    classify: Classifier | None = None  # for the parts classified on their own (perspectives)
     verdicts: dict = field(default_factory=dict)
     reads: dict = field(default_factory=dict)
     failures: list = field(default_factory=list)
