@@ -11,9 +11,9 @@ diagonal solves. The epigraph variables of a lifted lasso, hinge loss or L1 fit
 (`epigraph`: one per entry, each in its own rows) are such coordinates: their system is
 the size of the original variables, not twice it or more. G is kept sparse (CSR) where
 most of its entries are 0 (a lifted lasso's rows have two), so forming K costs what G
-holds (dense below BIG entries, where that is cheaper). Every solve is refined once from K's parts, as `lowrank` does: the Schur
-complement subtracts large terms on active constraints and its rounding would otherwise
-reach the step (Higham, Accuracy and Stability of Numerical Algorithms, ch. 12).
+holds (dense below BIG entries, where that is cheaper). Every solve is refined once from
+K's parts, as `lowrank` does: the Schur complement subtracts large terms on active
+constraints and its rounding would otherwise reach the step (Higham, Accuracy and Stability of Numerical Algorithms, ch. 12).
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from solvers.constrained.factor import shifted, solve_factor
+from solvers.methods.linalg import Array, Cholesky, Module, barrier_shifts, shifted
 
 SPARSE = 0.05          # G kept sparse below this density, when it has more than BIG entries
 BIG = 50_000           # (below, SciPy's sparse bookkeeping costs more than dense products)
@@ -39,14 +39,14 @@ class Structure:
     S: np.ndarray
     H_RR: np.ndarray
     h_S: np.ndarray
-    G: object
-    GR: object
+    G: Array
+    GR: Array
     s_col: np.ndarray
     s_val: np.ndarray
     H: np.ndarray
 
 
-def structure(xp, H, G) -> Structure | None:
+def structure(xp: Module, H: Array, G: Array) -> Structure | None:
     """The elimination's structure for a dense H and rows G (host arrays), or None when
     too few coordinates qualify."""
     if xp is not np or not isinstance(H, np.ndarray) or H.ndim != 2:
@@ -75,21 +75,22 @@ def structure(xp, H, G) -> Structure | None:
 
 
 @dataclass
-class Factor:
-    """K^-1 by the Schur complement on R and diagonal solves on S, refined once."""
+class EliminationFactor:
+    """K^-1 by the Schur complement on R and diagonal solves on S, refined once (a
+    `methods.linalg.Factor`, solving vectors and the columns of matrices)."""
 
     st: Structure
-    L: object            # the factor of the Schur complement
-    K_RS: object         # sparse or dense, |R| x |S|
+    L: Cholesky | None   # the factor of the Schur complement, None when R is empty
+    K_RS: Array          # sparse or dense, |R| x |S|
     k_S: np.ndarray
     w: np.ndarray        # the rows' weights
     d: np.ndarray        # the diagonal D
 
-    def solve(self, rhs):
+    def solve(self, rhs: Array) -> Array:
         x = self._once(rhs)
         return x + self._once(rhs - self.apply(x))
 
-    def apply(self, x):
+    def apply(self, x: Array) -> Array:
         """K x from its parts."""
         G = self.st.G
         Gx = G @ x
@@ -97,18 +98,18 @@ class Factor:
         dx = self.d[:, None] * x if x.ndim == 2 else self.d * x
         return self.st.H @ x + G.T @ Gx + dx
 
-    def _once(self, rhs):
+    def _once(self, rhs: Array) -> Array:
         st = self.st
         b = rhs.reshape(rhs.shape[0], -1)
         bR, bS = b[st.R], b[st.S] / self.k_S[:, None]
-        xR = solve_factor(np, self.L, bR - _dense(self.K_RS @ bS)) if st.R.size else bR
+        xR = self.L.solve(bR - _dense(self.K_RS @ bS)) if self.L is not None else bR
         x = np.empty_like(b)
         x[st.R] = xR
         x[st.S] = bS - _dense(self.K_RS.T @ xR) / self.k_S[:, None]
         return x.reshape(rhs.shape)
 
 
-def factor(st: Structure, w, d) -> Factor | None:
+def factor(st: Structure, w: np.ndarray, d: np.ndarray) -> EliminationFactor | None:
     """The factor of K = H + G' diag(w) G + diag(d), or None where K is not positive
     definite."""
     valid = st.s_col >= 0
@@ -127,22 +128,22 @@ def factor(st: Structure, w, d) -> Factor | None:
     K_RR[np.diag_indices(st.R.size)] += d[st.R]
     scaled = K_RS.multiply(1.0 / k_S[None, :]) if sp.issparse(K_RS) else K_RS / k_S[None, :]
     if not st.R.size:
-        return Factor(st, None, K_RS, k_S, w, d)
+        return EliminationFactor(st, None, K_RS, k_S, w, d)
     schur = K_RR - _dense(scaled @ K_RS.T)
     # the subtraction rounds at about eps * |K_RR|: a shift of that size (the rounding's,
     # which the refinement then removes) where the rounding left it not positive definite
     scale = float(np.abs(np.diagonal(K_RR)).max(initial=1.0))
-    L, _ = shifted(np, (schur + schur.T) / 2, ROUNDING * scale, ROUNDING * scale)
-    return None if L is None else Factor(st, L, K_RS, k_S, w, d)
+    L = shifted(np, (schur + schur.T) / 2, barrier_shifts(ROUNDING * scale, ROUNDING * scale)).factor
+    return None if L is None else EliminationFactor(st, L, K_RS, k_S, w, d)
 
 
-def _sparse_if(a):
+def _sparse_if(a: np.ndarray) -> Array:
     """`a` as CSR when large and mostly 0, else as it is."""
     return sp.csr_matrix(a) if a.size > BIG and np.count_nonzero(a) < SPARSE * a.size else a
 
 
-def _dense(a):
+def _dense(a: Array) -> np.ndarray:
     return a.toarray() if sp.issparse(a) else np.asarray(a)
 
 
-__all__ = ["structure", "factor", "Factor", "Structure"]
+__all__ = ["structure", "factor", "EliminationFactor", "Structure"]

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from solvers.constrained import cone, lowrank
-from solvers.constrained.factor import shifted, solve_factor, solve_small
+from solvers.constrained.schur import solve_small
 from solvers.constrained.space import bounds, dense
-from solvers.methods.linalg import Blocks
+from solvers.methods.linalg import Blocks, Factor, barrier_shifts, shifted
 
 PUSH = 1e-2          # how far a start on a bound is moved inside (relative)
 MU0 = 0.1            # the first barrier parameter
@@ -95,10 +95,11 @@ class Point:
 
 @dataclass
 class System:
-    """The factored Newton matrix (`fac`, None when no shift made it positive definite)
-    and, with equalities, Y = K^-1 J_e' and the Schur complement S = J_e Y."""
+    """The factored Newton matrix (`fac`, None when no shift made it positive definite),
+    the shift it was given (when none worked, the one after the last tried) and, with
+    equalities, Y = K^-1 J_e' and the Schur complement S = J_e Y."""
 
-    fac: object
+    fac: Factor | None
     shift: float
     Ji: object
     Je: object
@@ -234,7 +235,7 @@ class Interior:
             pt.W = pt.H                   # affine constraints: nothing to add
             fac = lowrank.factor(xp, pt.H, D, Ji, st.lam / st.s)
             if fac is not None:
-                return _equalities(xp, System(("structured", fac), 0.0, Ji, Je))
+                return _equalities(xp, System(fac, 0.0, Ji, Je))
             pt.H = dense(xp, pt.H)
         pt.W = pt.H + self.cons.hessian(st.y, self._weights(st)) if self.cons.m else pt.H
         K = pt.W + Ji.T @ ((st.lam / st.s)[:, None] * Ji) if Ji.shape[0] else pt.W.copy()
@@ -245,8 +246,8 @@ class Interior:
         # start above the rounding of K's largest entries, where Cholesky fails regardless
         hess, whole = (max(1.0, float(xp.max(xp.abs(xp.diagonal(M))))) if self.view.n else 1.0
                        for M in (pt.W, K))
-        fac, shift = shifted(xp, K, max(SHIFT0 * hess, ROUNDING * whole), 1e10 * hess)
-        return _equalities(xp, System(fac, shift, Ji, Je))
+        found = shifted(xp, K, barrier_shifts(max(SHIFT0 * hess, ROUNDING * whole), 1e10 * hess))
+        return _equalities(xp, System(found.factor, found.tau, Ji, Je))
 
     def step(self, sysm: System, st: State, r: Residuals) -> Step:
         """The Newton step for the residuals r (see the module docstring)."""
@@ -257,7 +258,7 @@ class Interior:
                - xp.where(self.hasL, r.l / dl, 0.0) + xp.where(self.hasU, r.u / du, 0.0))
         if self.degree:
             rhs = rhs - cone.reduce(self.space, r.cones)
-        dy = solve_factor(xp, sysm.fac, rhs)
+        dy = sysm.fac.solve(rhs)
         dnu = xp.zeros(Je.shape[0])
         if dnu.size:
             dnu = solve_small(xp, sysm.S, Je @ dy + r.e)
@@ -336,7 +337,7 @@ def _equalities(xp, sysm: System) -> System:
     """sysm with K^-1 J_e' and the Schur complement J_e K^-1 J_e' when there are
     equalities and K was factored."""
     if sysm.fac is not None and sysm.Je.shape[0]:
-        sysm.Y = solve_factor(xp, sysm.fac, sysm.Je.T)
+        sysm.Y = sysm.fac.solve(sysm.Je.T)
         sysm.S = sysm.Je @ sysm.Y
     return sysm
 

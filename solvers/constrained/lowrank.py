@@ -25,30 +25,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from solvers.methods.linalg import Blocks, cholesky
-from solvers.methods.linalg import solve as solve_with
+from solvers.methods.linalg import Array, Blocks, Module, cho_solve, cholesky
 
 
 @dataclass
-class Factor:
-    """K^-1 applied by `solve`; built by `factor`."""
+class LowRankFactor:
+    """K^-1 applied by `solve` (a `methods.linalg.Factor`); built by `factor`."""
 
-    xp: object
+    xp: Module
     H: Blocks            # the blocks of the Hessian
-    d: object            # the diagonal added to them (n,); for a diagonal H, H's plus it
-    L: object            # Cholesky factors of B's blocks (k x r x r), or B's diagonal when r = 1
-    U: object            # the rows (m x n), scaled by sqrt(c)
-    V: object            # B^-1 U' with the scaled rows (n x m)
-    M: object            # the factor of M = I + U B^-1 U' (scaled rows), None when m = 0
+    d: Array             # the diagonal added to them (n,); for a diagonal H, H's plus it
+    L: Array             # Cholesky factors of B's blocks (k x r x r), or B's diagonal when r = 1
+    U: Array             # the rows (m x n), scaled by sqrt(c); None when m = 0
+    V: Array             # B^-1 U' with the scaled rows (n x m); None when m = 0
+    M: Array             # the factor of M = I + U B^-1 U' (scaled rows), None when m = 0
 
-    def solve(self, rhs):
+    def solve(self, rhs: Array) -> Array:
         """K^-1 rhs for a vector (n,) or the columns of a matrix (n x q), refined once."""
         x = self._once(rhs)
         if self.M is None:
             return x
         return x + self._once(rhs - self.apply(x))
 
-    def apply(self, x):
+    def apply(self, x: Array) -> Array:
         """K x from K's parts."""
         xp, H = self.xp, self.H
         if H.blocks.shape[1] == 1:                     # diagonal: B's diagonal, flat
@@ -59,13 +58,13 @@ class Factor:
             out = hx + (self.d * x.T).T
         return out if self.U is None else out + self.U.T @ (self.U @ x)
 
-    def _once(self, rhs):
+    def _once(self, rhs: Array) -> Array:
         x = self._blocks(rhs)
         if self.M is None:
             return x
-        return x - self.V @ solve_with(self.xp, (None, self.M), self.U @ x)
+        return x - self.V @ cho_solve(self.xp, self.M, self.U @ x)
 
-    def _blocks(self, rhs):
+    def _blocks(self, rhs: Array) -> Array:
         """B^-1 rhs, block by block."""
         xp, H = self.xp, self.H
         cols = rhs.reshape(rhs.shape[0], -1)
@@ -77,7 +76,7 @@ class Factor:
         return _join(xp, H, out).reshape(rhs.shape)
 
 
-def factor(xp, H: Blocks, diagonal, rows, weights) -> Factor | None:
+def factor(xp: Module, H: Blocks, diagonal: Array, rows: Array, weights: Array) -> LowRankFactor | None:
     """The factor of K = H + diag(diagonal) + rows' diag(weights) rows (`weights` >= 0), or
     None when H + diag(diagonal) has a block that is not positive definite."""
     k, r, _ = H.blocks.shape
@@ -92,7 +91,7 @@ def factor(xp, H: Blocks, diagonal, rows, weights) -> Factor | None:
         L = cholesky(xp, H.blocks + d[:, :, None] * xp.eye(r))
         if L is None:
             return None
-    fac = Factor(xp, H, diagonal, L, None, None, None)
+    fac = LowRankFactor(xp, H, diagonal, L, None, None, None)
     if rows.shape[0] == 0:
         return fac
     fac.U = xp.sqrt(weights)[:, None] * rows
@@ -102,18 +101,18 @@ def factor(xp, H: Blocks, diagonal, rows, weights) -> Factor | None:
     return fac if fac.M is not None else None
 
 
-def times(xp, H, v):
+def times(xp: Module, H: Array | Blocks, v: Array) -> Array:
     """H v for a dense or block-diagonal H."""
     return matvec(xp, H, v) if isinstance(H, Blocks) else H @ v
 
 
-def matvec(xp, H: Blocks, v):
+def matvec(xp: Module, H: Blocks, v: Array) -> Array:
     """H v for a block-diagonal H and a flat vector v."""
     parts = H.split(xp, v)
     return H.join(xp, xp.einsum("kab,kb->ka", H.blocks, parts))
 
 
-def _split(xp, H: Blocks, cols):
+def _split(xp: Module, H: Blocks, cols: Array) -> Array:
     """Columns (n x q) of flat vectors of the variable, as k x r x q."""
     q = cols.shape[1]
     if H.axis == 0:                      # already in block order
@@ -122,7 +121,7 @@ def _split(xp, H: Blocks, cols):
     return moved.reshape(H.blocks.shape[:2] + (q,))
 
 
-def _join(xp, H: Blocks, parts):
+def _join(xp: Module, H: Blocks, parts: Array) -> Array:
     """The inverse of `_split`: k x r x q back to n x q."""
     q = parts.shape[2]
     if H.axis == 0:

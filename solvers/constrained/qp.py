@@ -32,11 +32,11 @@ from functools import lru_cache
 import numpy as np
 
 from solvers.constrained import elimination, lowrank
-from solvers.constrained.factor import schur_inverse, shifted, solve_factor
 from solvers.constrained.interior import Interior, State
 from solvers.constrained.pathfollow import FAR, MESSAGES, VIOLATION, Result, _callback, gap_needed, run_off
+from solvers.constrained.schur import schur_inverse
 from solvers.methods.history import HEADER, Iteration, row
-from solvers.methods.linalg import Blocks
+from solvers.methods.linalg import NO_SHIFT, Blocks, Factor, shifted
 from solvers.objective.constraints import affine_in
 from tensorcalc import Expr
 from tensorcalc.algebra.degree import degree
@@ -148,20 +148,19 @@ class Method:
         d = xp.zeros(qp.q.shape[0])
         d[self.L] += w[mg:mg + nl]
         d[self.U] += w[mg + nl:]
+        fac: Factor | None
         if isinstance(qp.H, Blocks):
             fac = lowrank.factor(xp, qp.H, d, qp.G, w[:mg])
-            fac = None if fac is None else ("structured", fac)
         elif self.elim is not None and (found := elimination.factor(self.elim, w[:mg], d)) is not None:
-            fac = ("structured", found)
+            fac = found
         else:
             rows = w[:mg, None] * qp.G       # one row: G' W G is an outer product, one multiply
             K = qp.H + (qp.G.T * rows if mg == 1 else qp.G.T @ rows)      # per entry as in matmul
             K.reshape(-1)[::K.shape[0] + 1] += d        # the diagonal, as a view of the fresh K
-            fac, shift = shifted(xp, K, 0.0, 0.0)
-            fac = fac if shift == 0.0 else None
+            fac = shifted(xp, K, NO_SHIFT).factor
         if fac is None or not qp.E.shape[0]:
             return fac, None
-        Y = solve_factor(xp, fac, qp.E.T)
+        Y = fac.solve(qp.E.T)
         return fac, (Y, schur_inverse(xp, qp.E @ Y))
 
     def step(self, fac, schur, it: Iterate, rd, rb, re, rc):
@@ -169,7 +168,7 @@ class Method:
         its target)."""
         z, t = it.z, it.t
         rhs = -rd - self.Bt((z * rb - rc) / t)
-        dy = solve_factor(self.xp, fac, rhs)
+        dy = fac.solve(rhs)
         dnu = self.xp.zeros(re.shape[0])
         if schur is not None:
             Y, Sinv = schur
@@ -228,7 +227,7 @@ def _start(ip: Interior, mth: Method, st: State) -> Iterate:
     fac, schur = mth.factor(Iterate(st.y, xp.ones(mth.m), xp.ones(mth.m), st.nu)) if mg else (None, None)
     if fac is None:
         return plain
-    y = solve_factor(xp, fac, mth.Bt(mth.b) - qp.q)
+    y = fac.solve(mth.Bt(mth.b) - qp.q)
     if schur is not None:
         Y, Sinv = schur
         y = y - Y @ (Sinv @ (qp.E @ y - qp.e))

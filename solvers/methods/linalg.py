@@ -1,6 +1,7 @@
-"""Newton systems: Cholesky with an added multiple of the identity (Nocedal and Wright,
-Numerical Optimization, 2nd ed., Algorithm 3.3), for a dense Hessian or for the blocks of
-a block-diagonal one, on NumPy or CuPy.
+"""Newton systems: the `Factor` protocol every factored Newton matrix satisfies, Cholesky
+factors of a dense matrix or of the blocks of a block-diagonal one (on NumPy or CuPy), and
+the one shift policy (`Shifts`, `shifted`) that adds tau I to a matrix that is not
+positive definite (Nocedal and Wright, Numerical Optimization, 2nd ed., Algorithm 3.3).
 
 NumPy's Cholesky raises on a matrix that is not positive definite; CuPy's, by default,
 returns whatever cuSOLVER left behind (nan, or a partial factor) without a word. So on
@@ -11,13 +12,30 @@ diagonal (one scalar back to the host) before it is trusted.
 from __future__ import annotations
 
 import contextlib
+import math
 from dataclasses import dataclass
+from typing import Any, ContextManager, Protocol
 
 import numpy as np
 from scipy.linalg import lapack
 
-BETA = 1e-3          # first shift, relative to the largest diagonal entry
-MAX_SHIFTS = 60      # tau doubles each time; 60 doublings reach any finite scale
+Array = Any          # a NumPy or CuPy array (neither ships types that cover both)
+Module = Any         # the array module: numpy or cupy
+
+BETA = 1e-3          # Newton's first shift, relative to the largest diagonal entry
+MAX_SHIFTS = 60      # Newton's tau doubles each time; 60 doublings reach any finite scale
+DOUBLING = 2.0       # Newton's growth of tau per failed attempt
+HUNDREDFOLD = 100.0  # the interior-point growth: its shifts span 1e-8 to 1e10 of the Hessian
+BARRIER_SHIFTS = 20  # the interior-point attempts (bounded: its first or last may be inf)
+
+
+class Factor(Protocol):
+    """A factored Newton matrix K: what every factor offers (`Cholesky`,
+    `constrained.lowrank.LowRankFactor`, `constrained.elimination.EliminationFactor`)."""
+
+    def solve(self, rhs: Array) -> Array:
+        """K^-1 rhs for a vector (n,) or, where stated, the columns of a matrix (n x q)."""
+        ...
 
 
 @dataclass
@@ -25,17 +43,76 @@ class Blocks:
     """A block-diagonal Hessian: `blocks[i]` (R x R) acts on the entries with index i on
     `axis` of a variable of shape `shape`; R is the product of the other lengths."""
 
-    blocks: object
+    blocks: Array
     axis: int
     shape: tuple[int, ...]
 
-    def split(self, xp, v):
+    def split(self, xp: Module, v: Array) -> Array:
         """A flat vector of the variable, as (number of blocks, R)."""
         return xp.moveaxis(v.reshape(self.shape), self.axis, 0).reshape(self.blocks.shape[:2])
 
-    def join(self, xp, w):
+    def join(self, xp: Module, w: Array) -> Array:
+        """The inverse of `split`: (number of blocks, R) back to a flat vector."""
         moved = (self.shape[self.axis],) + self.shape[:self.axis] + self.shape[self.axis + 1:]
         return xp.moveaxis(w.reshape(moved), 0, self.axis).reshape(-1)
+
+
+@dataclass(frozen=True)
+class Cholesky:
+    """(A + tau I)^-1 by the lower Cholesky factor L of a dense A (only L's lower triangle
+    is read), or by the factors (k x R x R) of the blocks of `blocks`, solving a flat
+    vector. A `Factor`; for a dense A, `solve` also takes the columns of a matrix."""
+
+    xp: Module
+    L: Array
+    tau: float = 0.0
+    blocks: Blocks | None = None
+
+    def solve(self, rhs: Array) -> Array:
+        xp, H = self.xp, self.blocks
+        if H is not None:
+            return H.join(xp, cho_solve(xp, self.L, H.split(xp, rhs)[..., None])[..., 0])
+        return cho_solve(xp, self.L, rhs)
+
+
+@dataclass(frozen=True)
+class Shifts:
+    """The one shift policy: A + tau I is factored for tau = `start`, then `floor` (where
+    the last tau was 0), then `growth` times the last, until a factor exists, after
+    `attempts` tries, or where the next tau would pass `limit` or repeat the last (the same
+    matrix again). Newton (`newton_shifts`) and the interior-point methods
+    (`barrier_shifts`) differ only in these numbers."""
+
+    start: float
+    floor: float
+    growth: float
+    attempts: int
+    limit: float = math.inf
+
+    def after(self, tau: float) -> float:
+        """The shift tried after tau failed."""
+        return self.floor if tau == 0 else self.growth * tau
+
+    def taus(self) -> tuple[float, ...]:
+        """Every shift the policy tries in turn (ignoring `limit`), and the one after the last."""
+        out = [self.start]
+        for _ in range(self.attempts):
+            out.append(self.after(out[-1]))
+        return tuple(out)
+
+
+NO_SHIFT = Shifts(0.0, 0.0, 1.0, 1)      # A itself, or no factor
+
+
+@dataclass(frozen=True)
+class Shifted:
+    """What `shifted` found: the factor of A + tau I (None when no tried shift gave one),
+    tau (when none did, the next shift the policy would have tried) and the number of
+    attempts that failed (`attempts` when none worked)."""
+
+    factor: Cholesky | None
+    tau: float
+    failed: int
 
 
 @dataclass
@@ -43,46 +120,74 @@ class Step:
     """d solves (H + tau I) d = -g; `shifts` Cholesky attempts failed before tau worked;
     d is None when no shift gave a factor. `factor` solves with H + tau I again."""
 
-    d: object
+    d: Array
     tau: float
     shifts: int
-    factor: object = None
+    factor: Cholesky | None = None
 
 
-def newton_step(xp, H, g) -> Step:
-    """The (damped) Newton direction for a dense Hessian matrix or `Blocks`."""
-    step = _damped(xp, H.blocks if isinstance(H, Blocks) else H)
-    if step.factor is not None:
-        step.factor = (H, step.factor)
-        step.d = -solve(xp, step.factor, g)
-    return step
-
-
-def solve(xp, factor, g):
-    """(H + tau I)^-1 g with the `factor` of a Step."""
-    H, L = factor
-    if isinstance(H, Blocks):
-        return H.join(xp, _solve(xp, L, H.split(xp, g)[..., None])[..., 0])
-    return _solve(xp, L, g)
-
-
-def _damped(xp, A) -> Step:
-    diag = A.diagonal(axis1=-2, axis2=-1)
-    low, scale = float(diag.min()), float(xp.abs(diag).max())
+def newton_shifts(low: float, scale: float) -> Shifts:
+    """Algorithm 3.3 for a matrix whose smallest diagonal entry is `low` and largest
+    absolute one `scale`: tau = 0 where the diagonal is positive, else beta - low, then
+    doubling, never below beta = BETA * scale."""
     beta = BETA * (scale if scale > 0 else 1.0)
-    tau = 0.0 if low > 0 else beta - low
-    eye = None                    # made at the first shift: most Hessians need none
-    for shifts in range(MAX_SHIFTS):
+    return Shifts(0.0 if low > 0 else beta - low, beta, DOUBLING, MAX_SHIFTS)
+
+
+def barrier_shifts(first: float, last: float) -> Shifts:
+    """The interior-point methods' policy: 0, then `first`, a hundredfold each time, up
+    to max(first, last) (their shifts scale with the Hessian, not with the barrier terms)."""
+    return Shifts(0.0, first, HUNDREDFOLD, BARRIER_SHIFTS, max(first, last))
+
+
+def newton_step(xp: Module, H: Array | Blocks, g: Array) -> Step:
+    """The (damped) Newton direction for a dense Hessian matrix or `Blocks`."""
+    A = H.blocks if isinstance(H, Blocks) else H
+    diag = A.diagonal(axis1=-2, axis2=-1)
+    found = shifted(xp, H, newton_shifts(float(diag.min()), float(xp.abs(diag).max())))
+    if found.factor is None:
+        return Step(None, found.tau, found.failed)
+    return Step(-found.factor.solve(g), found.tau, found.failed, found.factor)
+
+
+def solve(xp: Module, factor: Factor, g: Array) -> Array:
+    """factor^-1 g (`factor.solve(g)`; `xp` unused, kept for `methods.newton`)."""
+    return factor.solve(g)
+
+
+def shifted(xp: Module, A: Array | Blocks, policy: Shifts) -> Shifted:
+    """The factor of A + tau I (A dense, or `Blocks`, whose blocks share tau) for the
+    first tau of `policy` that makes it numerically positive definite."""
+    H = A if isinstance(A, Blocks) else None
+    M = A.blocks if isinstance(A, Blocks) else A
+    tau = policy.start
+    eye: Array = None                     # made at the first shift: most matrices need none
+    for failed in range(policy.attempts):
         if tau and eye is None:
-            eye = xp.eye(A.shape[-1])
-        factor = cholesky(xp, A + tau * eye if tau else A)
-        if factor is not None:
-            return Step(None, tau, shifts, factor)
-        tau = max(2 * tau, beta)
-    return Step(None, tau, MAX_SHIFTS)
+            eye = xp.eye(M.shape[-1])
+        L = _lower(xp, M + tau * eye if tau else M)
+        if L is not None:
+            return Shifted(Cholesky(xp, L, tau, H), tau, failed)
+        following = policy.after(tau)
+        if following == tau or not following <= policy.limit:
+            return Shifted(None, following, policy.attempts)
+        tau = following
+    return Shifted(None, tau, policy.attempts)
 
 
-def cholesky(xp, A):
+def _lower(xp: Module, A: Array) -> Array | None:
+    """The lower Cholesky factor for `shifted`, or None: one float64 matrix on the host by
+    dpotrf without zeroing the upper triangle (solves read only the lower one), trusted
+    when dpotrf succeeds and the diagonal is finite (dpotrf fails on a diagonal entry
+    <= 0 or nan, and a non-finite entry below the diagonal makes its row's one so);
+    anything else by `cholesky`."""
+    if xp is np and A.ndim == 2 and A.shape[0] and A.dtype == np.float64:
+        factor, info = lapack.dpotrf(A, lower=1, clean=0, overwrite_a=0)
+        return factor if info == 0 and np.isfinite(np.diagonal(factor)).all() else None
+    return cholesky(xp, A)
+
+
+def cholesky(xp: Module, A: Array) -> Array | None:
     """The lower Cholesky factor(s) of A (batched over leading axes), or None when A is
     not numerically positive definite. One float64 matrix on the host is factored by
     LAPACK's dpotrf directly (the routine NumPy calls, without its wrapper's checks)."""
@@ -98,7 +203,7 @@ def cholesky(xp, A):
     return factor if bool((diag > 0).all()) and bool(xp.isfinite(factor).all()) else None
 
 
-def _factored(xp, A):
+def _factored(xp: Module, A: Array) -> Array | None:
     """The array module's Cholesky factor(s) of A, or None where it reports failure."""
     try:
         with _raising(xp):
@@ -111,7 +216,7 @@ def _factored(xp, A):
         return None
 
 
-def _raising(xp):
+def _raising(xp: Module) -> ContextManager[Any]:
     """CuPy checks the factorisation status only when asked to."""
     if xp is np:
         return contextlib.nullcontext()
@@ -119,8 +224,9 @@ def _raising(xp):
     return cupyx.errstate(linalg="raise")
 
 
-def _solve(xp, L, rhs):
-    """x with L L^T x = rhs; triangular solves for one matrix, batched solves for blocks."""
+def cho_solve(xp: Module, L: Array, rhs: Array) -> Array:
+    """x with L L^T x = rhs (only L's lower triangle read): triangular solves for one
+    matrix (rhs a vector or columns), batched solves for blocks (k x R x R, rhs k x R x q)."""
     if L.ndim == 2:
         if xp is np:              # LAPACK's dpotrs, as cho_solve calls it, without its checks
             x, info = lapack.dpotrs(L, rhs, lower=1)
@@ -133,7 +239,10 @@ def _solve(xp, L, rhs):
     return xp.linalg.solve(xp.swapaxes(L, -1, -2), y)
 
 
-def objective_size(xp, f: float, g, y) -> float:
+_solve = cho_solve   # the old name, which `cluster.rowfactor` imports until it takes `cho_solve`
+
+
+def objective_size(xp: Module, f: float, g: Array, y: Array) -> float:
     """min(1, |f| + max|g| (1 + max|y|)): the objective's size near y, below 1 only for
     an objective of tiny scale (an LP whose costs are 1e-9), whose stopping tests are
     scaled down by it (`pathfollow.gap_needed`, the augmented Lagrangian's stationarity);
