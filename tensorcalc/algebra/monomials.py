@@ -21,8 +21,8 @@ from fractions import Fraction
 from typing import Callable, NamedTuple
 
 from tensorcalc import dag
+from tensorcalc.algebra.lowering import LOWER
 from tensorcalc.dag import Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
-from tensorcalc.gather import affine
 from tensorcalc.graph import digest
 
 MAX_MONOMIALS = 4096
@@ -289,7 +289,7 @@ class Expander:
     def _lower(self, node: Expr) -> Expr:
         """An equal node whose expansion is this node's (an identity), or the node itself."""
         if node not in self.lowered:
-            self.lowered[node] = (LOWER[type(node)](self, node) if type(node) in LOWER else None) or node
+            self.lowered[node] = (LOWER[type(node)](node, self.separate) if type(node) in LOWER else None) or node
         return self.lowered[node]
 
     def _reads(self, node: Expr) -> tuple[Expr, ...]:
@@ -362,57 +362,5 @@ def _power(ex: Expander, node: Power) -> list[Monomial]:
     return [Monomial(1.0, (Factor(base, tuple(range(k)), p),))]
 
 
-def selection(node: Gather) -> Expr:
-    """E with gather(x)[b, g] = sum_s x[b, s] E[s, g]: E[s, g] = 1 where g is in the
-    gather's domain and reads s, else 0 (a constant 0/1 tensor: the gather of a delta)."""
-    x = node.args[0]
-    src = x.axes[node.batch:]
-    if not src:
-        return affine.gather(dag.const(1.0), 0, node.shape, (), (), node.domain, node.axes[node.batch:])
-    d = dag.delta(len(src), src + src)
-    return affine.gather(d, len(src), node.shape, node.source, node.rows, node.domain, node.axes[node.batch:])
-
-
-def _lower_gather(ex: Expander, node: Gather) -> Expr | None:
-    """A gather is linear: x *(b s, s g -> b g) E with the selection E an atom."""
-    x = node.args[0]
-    if node in ex.separate or isinstance(x, (Var, Delta)) or (isinstance(x, Const) and x.order == 0):
-        return None                         # a gathered direction or variable, or a selection
-    b = dag.LETTERS[:node.batch]
-    s = dag.LETTERS[node.batch:x.order]
-    g = dag.LETTERS[x.order:x.order + len(node.shape)]
-    return dag.contraction((x, selection(node)), (b + s, s + g, b + g))
-
-
-def _lower_special(ex: Expander, node: Special) -> Expr | None:
-    """adj(X) = det(X) inv(X), inv(inv(Y)) = Y, det(inv(Y)) = 1 / det(Y), adj(inv(Y)) = Y / det(Y):
-    identities where X and Y are invertible (a dense set, so a sign of a continuous Hessian
-    read through them holds everywhere); det and inv are atoms otherwise."""
-    x = node.args[0]
-    if isinstance(x, Special) and x.fn == "inv":
-        y = x.args[0]
-        over_det = dag.power(dag.special("det", y), dag.const(-1.0))
-        return {"inv": y, "det": over_det, "adj": dag.scale(over_det, y)}[node.fn]
-    return dag.scale(dag.special("det", x), dag.special("inv", x)) if node.fn == "adj" else None
-
-
-def _lower_elementwise(ex: Expander, node: Elementwise) -> Expr | None:
-    """-x = (-1) x and recip(x) = x^-1; other functions are atoms."""
-    if node.fn == "neg":
-        return dag.scale(dag.const(-1.0), node.args[0])
-    return dag.power(node.args[0], dag.const(-1.0)) if node.fn == "recip" else None
-
-
-def _lower_power(ex: Expander, node: Power) -> Expr | None:
-    """(a b)^p = a^p b^p for a whole p and a product that sums over no letter."""
-    base, exponent = node.args
-    if isinstance(exponent, Const) and float(exponent.value).is_integer() and isinstance(base, Product) \
-            and set("".join(base.spec.inputs)) <= set(base.spec.out):
-        return dag.contraction(tuple(dag.power(a, exponent) for a in base.args), base.spec)
-    return None
-
-
 RULES: dict[type, Callable] = {Var: _atom, Const: _const, Delta: _delta, Sum: _sum, Product: _product,
                                Elementwise: _atom, Power: _power, Special: _atom, Gather: _atom}
-LOWER: dict[type, Callable] = {Gather: _lower_gather, Special: _lower_special, Elementwise: _lower_elementwise,
-                               Power: _lower_power}

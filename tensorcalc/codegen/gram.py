@@ -2,8 +2,8 @@
 `chunked` (one call per Dask chunk) run on host blocks, so neither imports the other.
 
     >>> import numpy as np
-    >>> gram(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([1.0, 2.0]), 0).tolist()
-    [[19.0, 26.0], [26.0, 36.0]]
+    >>> gram(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([1.0, 4.0]), 0).tolist()
+    [[37.0, 50.0], [50.0, 68.0]]
 """
 from __future__ import annotations
 

@@ -28,13 +28,10 @@ from typing import Sequence
 import numpy as np
 
 from tensorcalc import dag
-from tensorcalc.dag import LETTERS, Axis, Expr, Gather
+from tensorcalc.dag import LETTERS, Axis, Expr, Gather, Ineq, Row
 from tensorcalc.errors import TensorCalcError
 from tensorcalc.gather import intlinalg
 from tensorcalc.memo import memoized
-
-Row = tuple[tuple[int, ...], int, int]           # coefficients, constant, den
-Ineq = tuple[tuple[int, ...], int]               # coefficients . g + constant >= 0
 
 
 def gather(x: Expr, batch: int, shape: Sequence[int], source: Sequence[int], rows: Sequence[Row],

@@ -31,7 +31,8 @@ from tensorcalc.dag import Axis, Expr
 from tensorcalc.errors import ParseError
 from tensorcalc.gather import affine
 from tensorcalc.language.constants import ConstantValues
-from tensorcalc.language.parse import Syntax, _translate
+from tensorcalc.language.parse import Syntax
+from tensorcalc.language.syntax_errors import syntax_error
 from tensorcalc.memo import memoized
 from tensorcalc.numeric.evaluate import MAX_ENTRIES
 
@@ -98,7 +99,7 @@ def read_definition(text: str) -> Definition:
     try:
         return _parser().parse(text)
     except lark.exceptions.UnexpectedInput as err:
-        raise _translate(err, text) from None
+        raise syntax_error(err, text) from None
 
 
 # ----------------------------------------------------------------------------- scopes

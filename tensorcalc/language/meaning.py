@@ -25,6 +25,7 @@ from tensorcalc.collector import pausing
 from tensorcalc.dag import Axis, Expr
 from tensorcalc.derivatives.reverse import derivative
 from tensorcalc.errors import ParseError, TensorCalcError
+from tensorcalc.language.axis_classes import UnionFind
 from tensorcalc.language.constants import ConstantValues
 from tensorcalc.language.meaning_rules import (
     AXES,
@@ -33,7 +34,6 @@ from tensorcalc.language.meaning_rules import (
     CHILD_ORDERS,
     FUNCTIONS,
     ORDER,
-    UnionFind,
     small_whole,
 )
 from tensorcalc.language.parse import Let, Syntax, Token, read

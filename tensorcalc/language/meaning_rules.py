@@ -11,7 +11,6 @@ product `A * x` is the contraction `A *(ij,j->i) x`, `A'` is `A *(ij,->ji) 1`, `
 from __future__ import annotations
 
 from tensorcalc import dag
-from tensorcalc.disjoint import DisjointSets
 from tensorcalc.language import indexing as access
 from tensorcalc.language.matrix_input import axes_mul, build_mul, like, meet, operand, order_mul, scalar_side
 from tensorcalc.language.parse import Syntax, number_value
@@ -29,42 +28,6 @@ CALLABLE = {
 }
 REDUCTIONS = ("sum", "mean", "max", "min")       # to a scalar (sum also along an axis)
 CONSTANT_NAMES = {"eye": 2, "ones": 1}           # bare names that are constants unless declared
-
-
-class UnionFind:
-    """Axis classes, numbered from 0 as made; `dim` holds a class's dimension (a name or a
-    length) where known, under the class's representative."""
-
-    def __init__(self) -> None:
-        self.sets: DisjointSets[int] = DisjointSets()
-        self.dim: dict[int, object] = {}
-        self.count = 0
-
-    def new(self) -> int:
-        self.sets.add(self.count)
-        self.count += 1
-        return self.count - 1
-
-    def find(self, a: int) -> int:
-        return self.sets.find(a)
-
-    def union(self, a: int, b: int) -> None:
-        """Join the classes of a and b; the joined class keeps b's dimension, else a's."""
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            self.sets.merge(ra, rb)
-            root = self.find(ra)
-            for old in (rb, ra):
-                if old in self.dim:
-                    self.dim[root] = self.dim[old]
-                    break
-
-    def clash(self, a: int, b: int) -> bool:
-        da, db = self.dim.get(self.find(a)), self.dim.get(self.find(b))
-        return da is not None and db is not None and da != db
-
-    def dims(self, ids) -> list:
-        return [self.dim.get(self.find(i)) for i in ids]
 
 
 # ---------------------------------------------------------------------- small helpers

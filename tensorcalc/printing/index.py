@@ -18,10 +18,12 @@ from typing import Mapping
 
 from tensorcalc import dag
 from tensorcalc.dag import Axis, Const, Delta, Elementwise, Expr, Gather, Power, Product, Sum, Var
+from tensorcalc.derivatives.reverse import derivative
 from tensorcalc.errors import TensorCalcError
 from tensorcalc.gather import affine, intlinalg
+from tensorcalc.language.definitions import parse_def, read_definition
 from tensorcalc.numeric.evaluate import fixed_lengths
-from tensorcalc.printing.text import number
+from tensorcalc.printing.einsum import number
 
 Lin = dict  # index name ('' for the constant) -> Fraction coefficient
 
@@ -224,8 +226,6 @@ def index_notation(expr: Expr, name: str, shapes: Mapping[str, tuple[int, ...]] 
 def element_derivatives(text: str, shapes: Mapping[str, tuple[int, ...]]) -> dict[str, str]:
     """Alg. 4 for a definition: for each array it reads, d{x}[...] in terms of d{f}, printed
     in index notation (the derivative of l = sum(df .* f) with respect to x)."""
-    from tensorcalc.derivatives.reverse import derivative
-    from tensorcalc.language.definitions import parse_def, read_definition
     f = parse_def(text, shapes)
     name = read_definition(text).name
     df = dag.var("d" + name, f.axes)

@@ -25,6 +25,7 @@ from typing import NamedTuple
 from tensorcalc import dag
 from tensorcalc.dag import Expr, Var
 from tensorcalc.errors import TensorCalcError
+from tensorcalc.printing.einsum import number
 from tensorcalc.printing.matrix_plan import plan
 from tensorcalc.printing.matrix_terms import (
     Add,
@@ -44,7 +45,6 @@ from tensorcalc.printing.matrix_terms import (
     Term,
     transpose,
 )
-from tensorcalc.printing.text import number
 
 NAME_AT = 10          # a shared subexpression gets a name when its text is longer than this
 PUSH_DEPTH = 64       # transposes pushed into unnamed children at most this deep

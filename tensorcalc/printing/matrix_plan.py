@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 from tensorcalc import dag
 from tensorcalc.dag import Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
+from tensorcalc.printing.einsum import einsum_text, number
 from tensorcalc.printing.matrix_terms import (
     Call,
     Einsum,
@@ -42,7 +43,6 @@ from tensorcalc.printing.matrix_terms import (
     ref,
     transpose,
 )
-from tensorcalc.printing.text import number, to_text
 
 MATRIX_ORDER = 2
 
@@ -154,7 +154,7 @@ def _power(node: Power, plans) -> Term:
 
 
 def _gather(node: Gather, plans) -> Term:
-    return Raw(node.order, False, to_text(node))
+    return Raw(node.order, False, einsum_text(node))
 
 
 def _product(node: Product, plans) -> Term:

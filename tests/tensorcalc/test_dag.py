@@ -9,7 +9,7 @@ from tensorcalc import dag
 from tensorcalc.dag import Axis
 from tensorcalc.derivatives import reverse as diff
 from tensorcalc.numeric import evaluate as evaluation
-from tensorcalc.printing import text as printer
+from tensorcalc.printing import einsum as printer
 
 
 def test_identical_subexpressions_are_one_node():

@@ -4,10 +4,8 @@ Every node is built through `intern`, so structurally equal expressions are the 
 object (the thesis' common subtree elimination, section 3.2.2): `a is b` is equality and
 hashing is by identity, O(1) and free of recursion however deep the DAG.
 
-Every node knows its axes: a tuple of `Axis` values, one per tensor axis. An axis names
-the variable axis it stands for (`Axis("x", 0)`: the first axis of x) after unification
-(section 3.2.4), so differentiation never needs lengths, while evaluation checks them.
-Axes no variable fixes (a lone `delta(1)`) are free: `Axis("", k)`.
+Every node knows its axes: a tuple of `Axis` values, one per tensor axis (see
+`tensorcalc.dag.axes`, which also holds the index strings of contractions, `Spec`).
 
 Node types: Var, Const, Delta, Sum, Product (n-ary contraction), Elementwise, Special, Power,
 Gather (affine index access, built and transposed in `tensorcalc.gather.affine`). Subtraction,
@@ -17,51 +15,39 @@ from __future__ import annotations
 
 import math
 import weakref
-from typing import Iterable, NamedTuple, TypeVar
+from typing import Iterable, Protocol, TypeVar
 
+from tensorcalc.dag.axes import LETTERS, Axis, Spec, as_spec, canonical_spec, format_axes, product_axes
 from tensorcalc.errors import TensorCalcError
-from tensorcalc.memo import memoized
 
 ELEMENTWISE = ("sin", "cos", "tan", "arcsin", "arccos", "arctan", "tanh", "exp", "log",
                "sign", "relu", "abs", "huber", "neg", "recip")
 SPECIAL = ("det", "inv", "adj")
-LETTERS = "ijklmnopqrstuvwxyzabcdefghABCDEFGHIJKLMNOPQRSTUVWXYZ"  # index alphabet, in order of use
 MAX_ORDER = 32
 
 
-class Axis(NamedTuple):
-    """Axis `pos` of variable `var`; `var == ""` marks an axis no variable fixes."""
+class Printer(Protocol):
+    """How nodes print: `tensorcalc.printing.text.to_text`, installed by `set_printer`."""
 
-    var: str
-    pos: int
-
-    def __str__(self) -> str:
-        return f"{self.var}[{self.pos}]" if self.var else f"?{self.pos}"
+    def __call__(self, expr: Expr, notation: str = ..., limit: int | None = ...) -> str: ...
 
 
-class Spec(NamedTuple):
-    """Index strings of a contraction: one per operand, then the output; letters in
-    canonical order. Binary products `a *(s1,s2->s3) b` are the case of two inputs."""
+_PRINTER: list[Printer] = []          # the printer `set_printer` installed, if any
 
-    inputs: tuple[str, ...]
-    out: str
 
-    @property
-    def left(self) -> str:
-        return self.inputs[0]
-
-    @property
-    def right(self) -> str:
-        return self.inputs[1]
-
-    def __str__(self) -> str:
-        return f"{','.join(self.inputs)}->{self.out}"
+def set_printer(printer: Printer) -> None:
+    """Install the function `str` and `repr` of a node print it with. The DAG sits below
+    printing, so printing installs it when imported (`tensorcalc` imports it, so every
+    program that holds a node has it); until then a node prints as its type and order."""
+    _PRINTER[:] = [printer]
 
 
 class Expr:
     """Base of all nodes. `args` are the children; `axes` one Axis per tensor axis."""
 
     __slots__ = ("args", "axes", "__weakref__")
+    args: tuple[Expr, ...]
+    axes: tuple[Axis, ...]
     _params: tuple[str, ...] = ()
 
     @property
@@ -69,44 +55,47 @@ class Expr:
         return len(self.axes)
 
     def params(self) -> tuple:
+        """The node's parameters (its name, value, spec, function ...), in `_params` order."""
         return tuple(getattr(self, p) for p in self._params)
 
     def __str__(self) -> str:
-        from tensorcalc.printing.text import to_text
-        return to_text(self)
+        return _PRINTER[0](self) if _PRINTER else f"<{type(self).__name__} order={self.order}>"
 
     def __repr__(self) -> str:
-        from tensorcalc.printing.text import to_text
-        text = to_text(self, limit=200)
-        return f"<{type(self).__name__} order={self.order}: {text}>"
+        if not _PRINTER:
+            return f"<{type(self).__name__} order={self.order}>"
+        return f"<{type(self).__name__} order={self.order}: {_PRINTER[0](self, limit=200)}>"
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"{type(self).__name__} nodes are immutable; build a new node instead")
 
-    def __copy__(self):
+    def __copy__(self) -> Expr:
         return self
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: dict) -> Expr:
         return self
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple:
         return (intern, (type(self), self.params(), self.args, self.axes))
 
 
 class Var(Expr):
     __slots__ = ("name",)
+    name: str
     _params = ("name",)
 
 
 class Const(Expr):
     """A tensor filled with `value`, broadcast to its axes (section 3.2.3)."""
     __slots__ = ("value",)
+    value: float
     _params = ("value",)
 
 
 class Delta(Expr):
     """delta(n): order 2n, one where the first n indices equal the last n (eq. 4.2)."""
     __slots__ = ("n",)
+    n: int
     _params = ("n",)
 
 
@@ -116,23 +105,30 @@ class Sum(Expr):
 
 class Product(Expr):
     __slots__ = ("spec",)
+    spec: Spec
     _params = ("spec",)
 
 
 class Elementwise(Expr):
     __slots__ = ("fn",)
+    fn: str
     _params = ("fn",)
 
 
 class Special(Expr):
     """det, inv or adj of a square matrix."""
     __slots__ = ("fn",)
+    fn: str
     _params = ("fn",)
 
 
 class Power(Expr):
     """base ^ exponent, the exponent a scalar applied to every entry of the base."""
     __slots__ = ()
+
+
+Row = tuple[tuple[int, ...], int, int]           # a Gather's index row: coefficients, constant, den
+Ineq = tuple[tuple[int, ...], int]               # a Gather's guard: coefficients . g + constant >= 0
 
 
 class Gather(Expr):
@@ -143,6 +139,11 @@ class Gather(Expr):
     constant) rows meaning coefficients . g + constant >= 0, and every row's numerator
     divisible by its den. See `tensorcalc.gather.affine`."""
     __slots__ = ("batch", "shape", "source", "rows", "domain")
+    batch: int
+    shape: tuple[int, ...]
+    source: tuple[int, ...]
+    rows: tuple[Row, ...]
+    domain: tuple[Ineq, ...]
     _params = ("batch", "shape", "source", "rows", "domain")
 
 
@@ -201,7 +202,7 @@ def delta(n: int, axes: Iterable[Axis]) -> Delta:
     if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_ORDER:
         raise TensorCalcError(f"delta's order must be an integer from 0 to {MAX_ORDER}, got {n!r}")
     if len(axes) != 2 * n or axes[:n] != axes[n:]:
-        raise TensorCalcError(f"delta({n}) needs {2 * n} axes whose halves agree, got {_fmt(axes)}")
+        raise TensorCalcError(f"delta({n}) needs {2 * n} axes whose halves agree, got {format_axes(axes)}")
     return intern(Delta, (n,), (), axes)
 
 
@@ -214,7 +215,7 @@ def const_like(value: float, like: Expr) -> Const:
 
 def add(a: Expr, b: Expr) -> Sum:
     if a.axes != b.axes:
-        raise TensorCalcError(f"cannot add tensors with axes {_fmt(a.axes)} and {_fmt(b.axes)}")
+        raise TensorCalcError(f"cannot add tensors with axes {format_axes(a.axes)} and {format_axes(b.axes)}")
     return intern(Sum, (), (a, b), a.axes)
 
 
@@ -224,7 +225,7 @@ def product(a: Expr, b: Expr, spec) -> Expr:
     The identity law `a *(s,->s) 1 = a` (and its mirror) is applied, so a printed
     constant whose order only a product can state reads back as that constant.
     """
-    spec = _as_spec(spec)
+    spec = as_spec(spec)
     if len(spec.inputs) != 2:
         raise TensorCalcError(f"a binary product needs two index strings, got *({spec})")
     return contraction((a, b), spec)
@@ -232,8 +233,8 @@ def product(a: Expr, b: Expr, spec) -> Expr:
 
 def contraction(operands: tuple[Expr, ...], spec) -> Expr:
     """The multi-operand product C[out] = sum over the other letters of prod_k X_k[s_k]."""
-    operands, spec = tuple(operands), canonical_spec(_as_spec(spec))
-    axes = _product_axes(spec, tuple(x.axes for x in operands))
+    operands, spec = tuple(operands), canonical_spec(as_spec(spec))
+    axes = product_axes(spec, tuple(x.axes for x in operands))
     if len(operands) == 2:
         for one, other, s in ((1, 0, spec.inputs[0]), (0, 1, spec.inputs[1])):
             if _is_one(operands[one]) and s == spec.out:
@@ -251,7 +252,7 @@ def special(fn: str, a: Expr) -> Special:
     if fn not in SPECIAL:
         raise TensorCalcError(f"unknown matrix function {fn!r}")
     if a.order != 2 or a.axes[0] != a.axes[1]:
-        raise TensorCalcError(f"{fn} needs a square matrix, got axes {_fmt(a.axes)}")
+        raise TensorCalcError(f"{fn} needs a square matrix, got axes {format_axes(a.axes)}")
     return intern(Special, (fn,), (a,), () if fn == "det" else a.axes)
 
 
@@ -286,7 +287,7 @@ def sub(a: Expr, b: Expr) -> Expr:
 def hadamard(a: Expr, b: Expr) -> Product:
     """The element-wise product a .* b of two tensors with equal axes."""
     if a.axes != b.axes:
-        raise TensorCalcError(f"element-wise product needs equal axes, got {_fmt(a.axes)} and {_fmt(b.axes)}")
+        raise TensorCalcError(f"element-wise product needs equal axes, got {format_axes(a.axes)} and {format_axes(b.axes)}")
     s = LETTERS[:a.order]
     return product(a, b, (s, s, s))
 
@@ -308,63 +309,8 @@ def scale(c: Expr, a: Expr) -> Product:
     return product(c, a, ("", s, s))
 
 
-# ----------------------------------------------------------------------------- index strings
-
 def _is_one(node: Expr) -> bool:
     return isinstance(node, Const) and node.order == 0 and node.value == 1.0
-
-
-def _as_spec(spec) -> Spec:
-    if isinstance(spec, Spec):
-        return spec
-    if isinstance(spec, str):
-        ins, _, out = spec.replace(" ", "").partition("->")
-        return Spec(tuple(ins.split(",")), out)
-    *inputs, out = spec
-    return Spec(tuple(inputs), out)
-
-
-@memoized(maxsize=1 << 14)
-def canonical_spec(spec: Spec) -> Spec:
-    """Rename letters in order of first appearance (inputs, then out) to LETTERS.
-    (Cached: every product built goes through here, and programs use few distinct specs.)"""
-    rename: dict[str, str] = {}
-    for c in "".join(spec.inputs) + spec.out:
-        if c not in rename:
-            if len(rename) == len(LETTERS):
-                raise TensorCalcError(f"product *({spec}) needs more than {len(LETTERS)} distinct indices")
-            rename[c] = LETTERS[len(rename)]
-    return Spec(tuple("".join(rename[c] for c in s) for s in spec.inputs),
-                "".join(rename[c] for c in spec.out))
-
-
-@memoized(maxsize=1 << 14)
-def _product_axes(spec: Spec, operand_axes: tuple[tuple[Axis, ...], ...]) -> tuple[Axis, ...]:
-    """The axes of the product *(spec) of operands with these axes, after checking that the
-    spec fits them (cached: it depends on nothing else)."""
-    if len(spec.inputs) != len(operand_axes) or len(operand_axes) < 2:
-        raise TensorCalcError(f"product *({spec}) has {len(spec.inputs)} index strings for "
-                              f"{len(operand_axes)} operands (at least 2)")
-    for k, (s, axes) in enumerate(zip(spec.inputs, operand_axes)):
-        if len(s) != len(axes):
-            side = {0: "left", 1: "right"}.get(k, f"operand {k}") if len(operand_axes) == 2 else f"operand {k}"
-            raise TensorCalcError(f"product *({spec}): the {side} index string {s!r} has "
-                                  f"{len(s)} letters but the {side} operand has order {len(axes)}")
-    if len(set(spec.out)) != len(spec.out):
-        raise TensorCalcError(f"product *({spec}): an output index appears twice")
-    missing = set(spec.out) - set("".join(spec.inputs))
-    if missing:
-        raise TensorCalcError(f"product *({spec}): output index {sorted(missing)[0]!r} appears in no input")
-    seen: dict[str, Axis] = {}
-    for s, axes in zip(spec.inputs, operand_axes):
-        for c, ax in zip(s, axes):
-            if seen.setdefault(c, ax) != ax:
-                raise TensorCalcError(f"product *({spec}): index {c!r} binds axes {seen[c]} and {ax}")
-    return tuple(seen[c] for c in spec.out)
-
-
-def _fmt(axes: tuple) -> str:
-    return "(" + ", ".join(map(str, axes)) + ")"
 
 
 # ----------------------------------------------------------------------------- traversal
@@ -425,5 +371,5 @@ def variables(expr: Expr) -> dict[str, Var]:
             other = found.setdefault(node.name, node)
             if other is not node:
                 raise TensorCalcError(f"variable {node.name!r} appears with two different axis "
-                                      f"tuples {_fmt(other.axes)} and {_fmt(node.axes)}")
+                                      f"tuples {format_axes(other.axes)} and {format_axes(node.axes)}")
     return found
