@@ -35,12 +35,14 @@ class Status(enum.IntEnum):
 
 class Family(enum.Enum):
     """Which iteration wrote a message: the wordings differ between the descent loop
-    (`methods.loop`), block-coordinate Newton (`methods.alternate`) and the interior-point
-    path following (`constrained.pathfollow`, `constrained.qp`)."""
+    (`methods.loop`), block-coordinate Newton (`methods.alternate`), the interior-point
+    path following (`constrained.pathfollow`, `constrained.qp`) and the augmented
+    Lagrangian's outer iterations (`constrained.lagrangian`)."""
 
     DESCENT = "descent"
     ALTERNATE = "alternate"
     INTERIOR = "interior"
+    AUGMENTED = "augmented"
 
 
 MESSAGES: dict[Family, dict[Status, str]] = {
@@ -66,6 +68,11 @@ MESSAGES: dict[Family, dict[Status, str]] = {
         Status.CALLBACK: "stopped by the callback",
         Status.NO_MINIMISER: "stopped: no minimiser: the iterates run off to infinity (the objective is "
                              "unbounded below on the feasible set)",
+    },
+    Family.AUGMENTED: {
+        Status.CONVERGED: "converged: KKT conditions hold (the augmented Lagrangian's max|g| <= gtol, violation "
+                          "<= gtol / 100)",
+        Status.ITERATION_LIMIT: "stopped: the iteration limit was reached before the KKT conditions held",
     },
 }
 """The fixed texts of the statuses, by family. The texts that carry numbers (not a
