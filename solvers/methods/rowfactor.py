@@ -26,7 +26,7 @@ import dask
 import dask.array as da
 import numpy as np
 
-from solvers.methods.linalg import BETA, MAX_SHIFTS, cholesky, solve
+from solvers.methods.linalg import MAX_SHIFTS, cho_solve, cholesky, newton_shifts
 from solvers.methods.loop import Direction, Method
 from solvers.methods.newton import checked_direction, gradient_direction
 from solvers.objective.smooth import Objective, compiled_program, finite_value
@@ -128,7 +128,7 @@ class RowNewton(Method):
         with clock("solve"):
             diag = H.map_blocks(np.diagonal, axis1=1, axis2=2, drop_axis=2, dtype=np.float64)
             low, scale = (float(v) for v in dask.compute(diag.min(), abs(diag).max()))
-            taus = _shifts(low, scale)
+            taus = newton_shifts(low, scale).taus()         # `newton_step`'s, for all blocks at once
             ones = ((1,) * H.numblocks[0],)
             need = int(da.map_blocks(_needed, H, taus=taus, drop_axis=[1, 2], chunks=ones,
                                      dtype=np.int64).max().compute())
@@ -140,15 +140,6 @@ class RowNewton(Method):
         notes = [f"Hessian not positive definite: added {tau:.3g} I "
                  f"after {need} failed Cholesky attempt(s)"] if tau else []
         return checked_direction(g, d, tau, notes)
-
-
-def _shifts(low: float, scale: float) -> tuple[float, ...]:
-    """The shifts `linalg._damped` tries in turn, and the one after the last."""
-    beta = BETA * (scale if scale > 0 else 1.0)
-    taus = [0.0 if low > 0 else beta - low]
-    for _ in range(MAX_SHIFTS):
-        taus.append(max(2 * taus[-1], beta))
-    return tuple(taus)
 
 
 def _needed(H, taus):
@@ -165,4 +156,4 @@ def _solved(H, g, tau: float):
     """-(H_i + tau I)^-1 g_i for the blocks of one chunk (g: rows x R x 1), as
     `linalg.solve` does them."""
     L = cholesky(np, H + tau * np.eye(H.shape[-1]) if tau else H)
-    return -solve(np, (H, L), g)[..., 0]          # H is no `Blocks`: L's batched solve
+    return -cho_solve(np, L, g)[..., 0]
