@@ -32,6 +32,7 @@ from convexcheck.problem.reader import load_problem
 from convexcheck.report import PartReport, Report, Side
 from convexcheck.witness.chords import chord_witnesses, kinked
 from convexcheck.witness.sampling import GUARD_FLOOR, GUARD_TOLERANCE, KINDS, progress_bar, search
+from tensorcalc.arrays import is_dask
 
 MAX_ASSUMPTIONS = 8
 GUARD_SAMPLES = 5        # points sampled for a part whose both sides are proven (the guard's check)
@@ -101,7 +102,7 @@ def check_data(problem: Problem, data) -> dict[str, np.ndarray]:
         if decl is None or decl.kind != "parameter":
             raise tc.TensorCalcError(f"data[{name!r}]: the problem has no parameter {name!r} "
                                      f"(parameters: {', '.join(problem.parameters) or 'none'})")
-        if type(value).__module__.split(".")[0] == "dask":
+        if is_dask(value):
             _check_form(name, decl, value)                 # dtype and shape: nothing computed
             continue
         try:

@@ -2,8 +2,7 @@
 words, and the check that the domain the proof holds on is convex."""
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from convexcheck.budget import NEVER, Deadline
@@ -18,10 +17,21 @@ from convexcheck.signs.intervals import half_turn
 from convexcheck.signs.signs import Interval
 from tensorcalc import dag
 from tensorcalc.dag import Const, Expr, Power, Special, Var
+from tensorcalc.memo import memoized
 
-CACHED = 512        # certificates kept, the most recently used
-_CACHE: OrderedDict = OrderedDict()
-_LOCK = threading.Lock()            # analyses may run in threads (solvers call analyze)
+CACHED = 512        # certificates kept, the most recently used (`tensorcalc.memo.clear` empties them)
+
+
+@dataclass(frozen=True)
+class _Question:
+    """What a certificate answers: the key of the memo table. The deadline bounds the work
+    of answering, and is no part of the question (a certificate holds whatever the budget)."""
+
+    expr: Expr
+    variables: tuple[Var, ...]
+    attributes: frozenset
+    lengths: frozenset
+    deadline: Deadline = field(default=NEVER, compare=False)
 
 
 def classify(expr: Expr, variables: list[Var], attributes: dict[str, Attributes],
@@ -31,26 +41,15 @@ def classify(expr: Expr, variables: list[Var], attributes: dict[str, Attributes]
     length of axes whose dimension is a fixed integer (others may have any length).
     `deadline`: checked at every step; BudgetSpent leaves nothing behind (only finished
     certificates are kept, so an interrupted one is never read as a result)."""
-    key = (expr, tuple(variables), frozenset(attributes.items()), frozenset((lengths or {}).items()))
-    with _LOCK:
-        cert = _CACHE.get(key)
-        if cert is not None:
-            _CACHE.move_to_end(key)
-    if cert is None:
-        cert = _classified(*key, deadline)
-        with _LOCK:
-            _CACHE[key] = cert
-            if len(_CACHE) > CACHED:
-                _CACHE.popitem(last=False)
+    cert = _answer(_Question(expr, tuple(variables), frozenset(attributes.items()),
+                             frozenset((lengths or {}).items()), deadline))
     return Certificate(cert.convex, cert.concave, list(cert.rules), list(cert.failures))
 
 
-def _clear() -> None:
-    with _LOCK:
-        _CACHE.clear()
-
-
-classify.cache_clear = _clear      # as an lru_cache's: the next call classifies afresh
+@memoized(maxsize=CACHED)
+def _answer(question: _Question) -> Certificate:
+    return _classified(question.expr, question.variables, question.attributes, question.lengths,
+                       question.deadline)
 
 
 def _classified(expr: Expr, variables: tuple, attributes: frozenset, lengths: frozenset,

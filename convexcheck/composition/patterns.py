@@ -22,7 +22,6 @@ from convexcheck.composition.atoms import CONCAVE, CONSTANT, CONVEX, Curvature
 from convexcheck.composition.norms import degree
 from convexcheck.signs.intervals import Interval, add, excludes_zero, meet, scale
 from convexcheck.signs.signs import Signs
-from tensorcalc import dag
 from tensorcalc.dag import Const, Elementwise, Expr, Gather, Power, Product, Sum, Var
 
 WHY_LIMIT = 160
@@ -35,14 +34,6 @@ class Verdict:
     curvature: Curvature
     why: str
     hessian: tuple[str, ...] = ()          # the Hessian certificates' rules used below this node
-
-
-def substitute(node: Expr, fresh: dict[Expr, Expr]) -> Expr:
-    """`node` with every occurrence of the keys replaced by their values (one pass)."""
-    new: dict[Expr, Expr] = {}
-    for m in dag.topo(node):
-        new[m] = fresh[m] if m in fresh else dag.rebuild(m, tuple(new[c] for c in m.args))
-    return new[node]
 
 
 def hessian_rules(parts) -> tuple[str, ...]:

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from convexcheck.composition import atoms
 from convexcheck.composition.atoms import CONCAVE, CONVEX
-from convexcheck.composition.patterns import Verdict, substitute
+from convexcheck.composition.patterns import Verdict
 from tensorcalc import dag
 from tensorcalc.dag import Const, Elementwise, Expr, Product
+from tensorcalc.graph import substitute
 
 FRESH = "__z"
 

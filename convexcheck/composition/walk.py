@@ -25,8 +25,8 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Protocol
 from fractions import Fraction
+from typing import Protocol
 
 import tensorcalc as tc
 from convexcheck.budget import NEVER, Deadline
@@ -45,7 +45,6 @@ from convexcheck.composition.patterns import (
     max_range,
     max_splits,
     quad_over_lin,
-    substitute,
 )
 from convexcheck.composition.perspective import perspective
 from convexcheck.hessian.certificate import Certificate, certify
@@ -55,6 +54,7 @@ from convexcheck.signs.domain import domain_facts
 from convexcheck.signs.signs import NONNEG, Interval, Signs, meet, mul
 from tensorcalc import dag
 from tensorcalc.dag import LETTERS, Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
+from tensorcalc.graph import substitute
 
 NONPOS = Interval(-math.inf, 0.0)
 

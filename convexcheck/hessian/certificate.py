@@ -16,7 +16,6 @@ with a Kronecker kernel: det(X)^(1/n)). A sum of PSD groups is PSD.
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -32,6 +31,8 @@ from tensorcalc import dag, simplify, to_text
 from tensorcalc.algebra.monomials import Expander, Monomial, TooLarge, collect, multiply
 from tensorcalc.dag import LETTERS, Axis, Expr, Gather, Product, Var
 from tensorcalc.derivatives.forward import pushforward
+from tensorcalc.disjoint import DisjointSets
+from tensorcalc.memo import memoized
 
 DIRECTION_PREFIX = "__d_"
 MAX_GRAM = 2500         # products a 2x2 Gram determinant may expand to (w_a w_b - w_ab^2)
@@ -56,7 +57,7 @@ def quadratic_form(expr: Expr, variables: list[Var]) -> tuple[Expr, dict[str, Va
     return simplify(second), dirs
 
 
-@functools.lru_cache(maxsize=128)
+@memoized(maxsize=128)
 def _expanded(expr: Expr, variables: tuple[Var, ...]) -> tuple[tuple[Monomial, ...], frozenset]:
     """The monomials of q(d) and the direction variables. They do not depend on attributes,
     so the certificates tried under extra assumptions ("convex if A is psd") share them."""
@@ -352,18 +353,15 @@ class _Decider:
         return absorbs(*groups, self.sign, self.signs.attributes, sign)
 
 
-def _components(keys, links):
-    parent = {k: k for k in keys}
-
-    def find(k):
-        while parent[k] != k:
-            k = parent[k]
-        return k
+def _components(keys: list, links: list[tuple]) -> list[list]:
+    """The keys grouped by the links between them; groups in the order of their first
+    key, keys in a group in their order in `keys`."""
+    sets = DisjointSets(keys)
     for a, b in links:
-        parent[find(a)] = find(b)
+        sets.merge(a, b)
     groups: dict = {}
     for k in keys:
-        groups.setdefault(find(k), []).append(k)
+        groups.setdefault(sets.find(k), []).append(k)
     return list(groups.values())
 
 

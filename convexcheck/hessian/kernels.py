@@ -29,6 +29,7 @@ from convexcheck.problem.model import Attributes
 from tensorcalc import to_text
 from tensorcalc.algebra.monomials import Factor, Monomial, canonical
 from tensorcalc.dag import Expr
+from tensorcalc.disjoint import DisjointSets
 from tensorcalc.graph import digest
 
 MAX_CANDIDATES = 10             # kernel factors a monomial may offer
@@ -184,23 +185,17 @@ def _split(d1: Factor, d2: Factor, rest: list[Factor], kernel: set, shared: froz
 
 def _components(factors: list[Factor], shared: frozenset) -> list[int]:
     """A component number per factor: factors sharing a letter outside `shared` are joined."""
-    parent = list(range(len(factors)))
-
-    def find(i):
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
+    sets = DisjointSets(range(len(factors)))
     first: dict = {}
     for j, g in enumerate(factors):
         for c in g.letters:
             if c in shared:
                 continue
             if c in first:
-                parent[find(j)] = find(first[c])
+                sets.merge(j, first[c])
             else:
                 first[c] = j
-    return [find(j) for j in range(len(factors))]
+    return [sets.find(j) for j in range(len(factors))]
 
 
 def _half(coef: float, split: _Split, attributes) -> Half | None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import tensorcalc as tc
 from convexcheck.problem.declarations import check_name
 from convexcheck.problem.model import Declaration
-from tensorcalc import Expr, TensorCalcError, dag
+from tensorcalc import Expr, TensorCalcError, graph
 
 _HEAD = re.compile(r"\s*(?P<name>[A-Za-z_]\w*)\s*\[(?P<idx>[^\]=]*)\]\s*=", re.ASCII)
 _BOUND = re.compile(r"\s*(?P<i>[A-Za-z_]\w*)\s*<\s*(?P<n>\d+)\s*$", re.ASCII)
@@ -104,11 +104,4 @@ def substitute(src, statements, expr: Expr, decls, defines: dict[str, Define]) -
             earlier = {e: defines[e] for e in order[:k]}
             arrays[name] = build(src, by_line[d.line], d, decls, earlier, dict(arrays),
                                  found[name].axes if name in found else None)
-    return _replace(expr, {found[n]: arrays[n] for n in needed if n in found})
-
-
-def _replace(expr: Expr, table: dict[Expr, Expr]) -> Expr:
-    new: dict[Expr, Expr] = {}
-    for node in dag.topo(expr):
-        new[node] = table.get(node) or dag.rebuild(node, tuple(new[c] for c in node.args))
-    return new[expr]
+    return graph.substitute(expr, {found[n]: arrays[n] for n in needed if n in found})

@@ -21,8 +21,6 @@ near a are straddled at several scales.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 import tensorcalc
@@ -33,6 +31,7 @@ from convexcheck.witness.sampled_hessians import work
 from convexcheck.witness.sampling import ATTEMPTS, NOISE, WORK_LIMIT, Witness, value_along
 from tensorcalc import dag
 from tensorcalc.dag import Const, Elementwise, Power
+from tensorcalc.memo import memoized
 
 KINKED = ("relu", "abs", "sign", "huber")               # elementwise functions with kinks
 EXTENDED = bool(np.finfo(np.longdouble).eps < 1e-18)   # longdouble wider than double
@@ -111,7 +110,7 @@ def _whole(exponent) -> bool:
     return isinstance(exponent, Const) and float(exponent.value).is_integer() and exponent.value >= 0
 
 
-@lru_cache(maxsize=64)
+@memoized(maxsize=64)
 def _compiled(expr):
     return tensorcalc.compile(expr)
 

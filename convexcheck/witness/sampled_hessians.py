@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 import opt_einsum
@@ -29,6 +28,7 @@ from convexcheck.problem.model import Problem
 from tensorcalc import dag
 from tensorcalc.codegen.runtime import Contraction
 from tensorcalc.dag import Axis, Product, Sum
+from tensorcalc.memo import memoized
 
 # ----------------------------------------------------------------------------- coordinates
 
@@ -309,7 +309,7 @@ def lanczos(op, steps: int):
     return (theta[0], vectors[:, 0]), (theta[-1], vectors[:, 1])
 
 
-@lru_cache(maxsize=1)
+@memoized(maxsize=1)
 def _blas() -> threadpoolctl.ThreadpoolController:
     return threadpoolctl.ThreadpoolController()
 

@@ -15,7 +15,7 @@ import tensorcalc as tc
 from convexcheck import Budget, analysis
 from convexcheck.cli import main
 from convexcheck.composition.classify import classify
-from convexcheck.hessian import certificate
+from tensorcalc import memo
 
 PROBLEM = """
 variable x
@@ -49,7 +49,7 @@ def sides(report) -> dict[str, tuple]:
 
 def fresh(text: str = PROBLEM, **options):
     """The analysis with no certificate cached from before: all its work is its own."""
-    classify.cache_clear()
+    memo.clear()
     return convexcheck.analyze(text, samples=4, **options)
 
 
@@ -115,7 +115,7 @@ def test_a_certificate_cut_short_is_neither_proof_nor_cached():
     work afresh (an interrupted certificate is never stored)."""
     expr = tc.parse_expr("exp(x) * exp(x)", {"x": 0})
     x = tc.variables(expr)["x"]
-    classify.cache_clear()
+    memo.clear()
     with pytest.raises(convexcheck.budget.BudgetSpent, match="budget spent on the composition walk"):
         classify(expr, [x], {}, deadline=Budget(0).start())
     assert classify(expr, [x], {}).convex
@@ -144,7 +144,7 @@ def test_a_bad_budget_is_refused(seconds):
 def test_the_command_line_takes_a_budget(tmp_path, capsys):
     path = tmp_path / "p.tc"
     path.write_text("variable x\nvariable w\nminimize exp(x) + w^2 * x\n")
-    classify.cache_clear()
+    memo.clear()
     assert main(["analyze", str(path), "--budget", "0"]) == 0
     out = capsys.readouterr().out
     assert "unknown: budget spent on objective (x, w)" in out and "(limit 0 s)" in out
@@ -169,8 +169,7 @@ def normal_calls(monkeypatch, fn, *args):
         count[0] += 1
         return original(*a, **k)
     monkeypatch.setattr(algebra, "normal", counting)
-    certificate._expanded.cache_clear()
-    classify.cache_clear()
+    memo.clear()
     return fn(*args), count[0]
 
 
