@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -50,10 +52,11 @@ class _Run:
     deadline: Deadline
 
 
-def analyze(problem: Problem | str | os.PathLike, samples: int = 20, seed: int = 0,
-            dims: dict[str, int] | None = None, progress: bool = False, data=None,
+def analyze(problem: Problem | str | os.PathLike, data: Mapping[str, Any] | None = None, *, samples: int = 20,
+            seed: int = 0, dims: dict[str, int] | None = None, progress: bool = False,
             budget: Budget | float = Budget()) -> Report:
     """Analyse a problem (a Problem, a file path, or problem text); see the module docstring.
+    (`convexcheck.analyze`, the public entry, also takes CVXPY objects.)
 
     `samples`: points sampled per part when no proof settles a side; `seed` makes the
     sampling deterministic; `dims` sets named dimension lengths used for sampling. `data`

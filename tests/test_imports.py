@@ -46,7 +46,7 @@ LAYERS = {
         ["convexcheck.report"],
         ["convexcheck.analysis"],
         ["convexcheck.bridge"],
-        ["convexcheck", "convexcheck.cli", "convexcheck.__main__"],
+        ["convexcheck", "convexcheck.api", "convexcheck.cli", "convexcheck.__main__"],
     ],
     "solvers": [
         ["solvers.result"],

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from typing import Any
 
 import numpy as np
 
@@ -84,11 +85,11 @@ def from_cvxpy(expr_or_problem) -> tuple[Problem, dict[str, np.ndarray]]:
     return load_problem(text), dict(t.data)
 
 
-def analyze_cvxpy(expr_or_problem, samples: int = 20, seed: int = 0) -> Report:
+def analyze_cvxpy(expr_or_problem: Any, samples: int = 20, seed: int = 0) -> Report:
     """`analyze` of the translation (`from_cvxpy`) at the data's values; the translated
-    problem text is `report.problem.text`."""
+    problem text is `report.problem.text`. (`convexcheck.analyze` takes CVXPY objects too.)"""
     problem, data = from_cvxpy(expr_or_problem)
-    return analyze(problem, samples=samples, seed=seed, data=data)
+    return analyze(problem, data, samples=samples, seed=seed)
 
 
 # ----------------------------------------------------------------------------- the walk
