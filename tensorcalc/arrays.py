@@ -24,3 +24,12 @@ def is_dask(value: Any) -> bool:
 def is_cupy(value: Any) -> bool:
     """Whether the value is a CuPy array (on a GPU)."""
     return library(value) == "cupy"
+
+
+Array = Any
+"""An array of any library a compiled function accepts (NumPy, CuPy, Dask, an Array-API
+namespace's): their stubs share no type, so annotations say which role a value plays."""
+
+ArrayModule = Any
+"""An array module (`numpy`, `cupy`, `tensorcalc.codegen.chunked.Chunked`, an Array-API
+namespace): the `xp` that generated code and runtime helpers call."""

@@ -11,10 +11,13 @@ from __future__ import annotations
 import gc
 from contextlib import contextmanager
 from functools import wraps
+from typing import Any, Callable, Iterator, TypeVar, cast
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @contextmanager
-def paused():
+def paused() -> Iterator[None]:
     """The collector off inside the block, and back to its former state after it (nested
     use keeps it off until the outermost block ends)."""
     was_enabled = gc.isenabled()
@@ -26,10 +29,10 @@ def paused():
             gc.enable()
 
 
-def pausing(fn):
+def pausing(fn: F) -> F:
     """`fn` run with the collector paused."""
     @wraps(fn)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
         with paused():
             return fn(*args, **kwargs)
-    return wrapper
+    return cast(F, wrapper)

@@ -15,7 +15,7 @@ class TensorCalcError(ValueError):
 class ParseError(TensorCalcError):
     """The text is not a well-formed input (syntax, names, orders, indices)."""
 
-    def __init__(self, message: str, text: str | None = None, line: int = 0, column: int = 0):
+    def __init__(self, message: str, text: str | None = None, line: int = 0, column: int = 0) -> None:
         self.line, self.column, self.reason = line, column, message
         if text is not None and line > 0:
             message = f"line {line}, column {column}: {message}\n{caret(text, line, column)}"

@@ -18,7 +18,7 @@ import math
 import sys
 from collections import Counter
 from fractions import Fraction
-from typing import Callable, NamedTuple
+from typing import Callable, Container, Iterator, NamedTuple
 
 from tensorcalc import dag
 from tensorcalc.algebra.lowering import LOWER
@@ -248,7 +248,8 @@ def multiply(a: Monomial, b: Monomial, k: int, separate: frozenset = frozenset()
 
 # ----------------------------------------------------------------------------- expansion
 
-def pending(root: Expr, done, reads: Callable = lambda node: node.args):
+def pending(root: Expr, done: Container[Expr],
+            reads: Callable[[Expr], tuple[Expr, ...]] = lambda node: node.args) -> Iterator[Expr]:
     """The nodes from `root` down that are not in `done`, each after the nodes it `reads`,
     on an explicit stack (any depth); the caller puts each into `done` before the next."""
     stack = [root]
@@ -269,7 +270,7 @@ class Expander:
     MAX_MONOMIALS monomials for one node raises TooLarge. `separate` atoms never merge
     powers (the direction variables of a quadratic form stay two factors)."""
 
-    def __init__(self, separate: frozenset = frozenset()):
+    def __init__(self, separate: frozenset = frozenset()) -> None:
         self.separate = separate
         self.memo: dict[Expr, list[Monomial]] = {}
         self.lowered: dict[Expr, Expr] = {}

@@ -16,6 +16,7 @@ a contraction of the language with the given axes.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Collection
 
 from tensorcalc import dag
 from tensorcalc.algebra.monomials import (
@@ -77,7 +78,8 @@ class Context:
     have a single parent (`single`) or sum over nothing. Without `new`, the node read
     is itself simplified (a sum's addend), and a negation's body is its term."""
 
-    def __init__(self, inner=frozenset(), single=frozenset(), new=None):
+    def __init__(self, inner: Collection[Expr] = frozenset(), single: Collection[Expr] = frozenset(),
+                 new: dict[Expr, Expr] | None = None) -> None:
         self.inner, self.single, self.new = inner, single, new
 
     def below(self, operand: Expr) -> str:

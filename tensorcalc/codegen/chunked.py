@@ -24,13 +24,13 @@ This module imports Dask; it is only imported once a Dask array has been seen.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import dask
 import dask.array as da
 import numpy as np
 
-from tensorcalc.arrays import is_dask
+from tensorcalc.arrays import Array, ArrayModule, is_dask
 from tensorcalc.codegen.gram import gram
 from tensorcalc.memo import memoized
 
@@ -55,29 +55,30 @@ def _module(chunks: tuple[tuple[int, tuple[int, ...]], ...]) -> "Chunked":
 class Chunked:
     """`dask.array` for calls with a Dask argument, NumPy for the others (see the module)."""
 
-    def __init__(self, chunks: dict[int, tuple[int, ...]]):
+    def __init__(self, chunks: dict[int, tuple[int, ...]]) -> None:
         self.chunks = chunks
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Callable[..., Any]:
         numpy_fn, dask_fn = getattr(np, name), getattr(da, name, None)
 
-        def call(*args, **kwargs):
+        def call(*args: Any, **kwargs: Any) -> Any:
             chosen = dask_fn if dask_fn is not None and any(map(is_dask, args)) else numpy_fn
             return chosen(*args, **kwargs)
         call.__name__ = name
         self.__dict__[name] = call                   # looked up once per name
         return call
 
-    def of(self, *arrays):
+    def of(self, *arrays: Array) -> ArrayModule:
         """NumPy when none of `arrays` is a Dask array, else this module."""
         return self if any(map(is_dask, arrays)) else np
 
-    def full(self, shape, value):
+    def full(self, shape: tuple[int, ...], value: float) -> Array:
+        """A constant array; chunked like the data along an axis of a chunked length."""
         if not any(length in self.chunks for length in shape):
             return np.full(shape, value)
         return da.full(shape, value, chunks=tuple(self.chunks.get(n, n) for n in shape))
 
-    def gram(self, x, d, axis: int):
+    def gram(self, x: Array, d: Array, axis: int) -> Array:
         """x^T diag(d) x for axis 0 (rows summed); a general product for axis 1."""
         if axis != 0 or not is_dask(x):
             return da.matmul(x * d[None, :], da.transpose(x)) if axis else \
@@ -89,7 +90,7 @@ class Chunked:
                               chunks=((1,) * x.numblocks[0], (n,), (n,)))
         return parts.sum(axis=0)
 
-    def whole(self, fn, a):
+    def whole(self, fn: Callable[[np.ndarray], np.ndarray], a: Array) -> Array:
         """fn(a) for a NumPy function of one small array, as one task on the whole of a;
         the result's shape is fn's at an identity matrix of a's shape."""
         if not is_dask(a):
@@ -101,7 +102,7 @@ class Chunked:
 SLAB_ENTRIES = 1 << 20      # rows of a chunk taken at a time by `_block_gram`: 8 MB of float64
 
 
-def _block_gram(x, d):
+def _block_gram(x: np.ndarray, d: np.ndarray) -> np.ndarray:
     """x^T diag(d) x of one chunk, slab by slab of rows: the scaled copy each syrk reads
     stays a few MB, reused, where one of the whole chunk (hundreds of MB, freshly mapped
     at every evaluation) costs more in page faults than the product itself."""

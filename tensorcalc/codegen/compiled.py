@@ -9,7 +9,7 @@ source sees (also for sources restored by `cache`).
 from __future__ import annotations
 
 import builtins
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -34,7 +34,7 @@ def namespace() -> dict:
             "_huber": runtime.huber, "_gather": affine.take}
 
 
-def load_source(source: str):
+def load_source(source: str) -> Callable[..., Any]:
     """The function `source` defines, run with `namespace()` and no builtins, once
     `sourcecheck` admits it: the only way generated code (fresh or cached) is run.
     TensorCalcError for a source the check refuses."""
@@ -55,7 +55,8 @@ class Compiled:
     (they may still give axis lengths). `source` is the generated Python, `plan` its plan.
     """
 
-    def __init__(self, exprs, keys, single: bool, simplify: bool = True):
+    def __init__(self, exprs: Sequence[Expr], keys: Sequence[str] | None, single: bool,
+                 simplify: bool = True) -> None:
         exprs = [simplified(e) for e in exprs] if simplify else list(exprs)
         self.exprs, self.keys, self.single = tuple(exprs), keys, single
         planned = exact_forms(self.exprs)            # d adj(X) exactly, also at singular X
@@ -71,7 +72,7 @@ class Compiled:
         self._unread = tuple({axis_key(a): a for node in nodes for a in node.axes
                               if axis_key(a) not in bound}.items())   # axes of variables not read
 
-    def __call__(self, values: Mapping[str, Any] | None = None, **kwargs):
+    def __call__(self, values: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
         values = {**(values or {}), **kwargs}
         for name, value in values.items():
             if not hasattr(value, "shape"):                  # lists, numbers: NumPy arrays

@@ -11,14 +11,14 @@ from typing import Any, Mapping
 import numpy as np
 import opt_einsum
 
-from tensorcalc.arrays import is_cupy, is_dask
+from tensorcalc.arrays import Array, ArrayModule, is_cupy, is_dask
 from tensorcalc.codegen.gram import gram as numpy_gram
 from tensorcalc.numeric.evaluate import SPECIAL_FUNCTIONS, huber  # noqa: F401 - called by generated code
 from tensorcalc.numeric.evaluate import delta_tensor as delta  # noqa: F401 - called by generated code
 from tensorcalc.numeric.minors import EXACT, adjugate
 
 
-def array_module(values: Mapping[str, Any]):
+def array_module(values: Mapping[str, Any]) -> ArrayModule:
     """The array module of the arguments, the one place a backend is chosen: CuPy for
     CuPy arrays, `chunked` (Dask for Dask arrays, NumPy for the rest) when one is a Dask
     array, the Array-API namespace of arrays that have one (JAX, NumPy >= 2), else NumPy.
@@ -42,7 +42,7 @@ _DASK = object()                 # `_module_of`'s answer where a Dask array deci
 _BY_TYPES: dict[frozenset, Any] = {}
 
 
-def _module_of(values: Mapping[str, Any]):
+def _module_of(values: Mapping[str, Any]) -> ArrayModule:
     if any(is_dask(value) for value in values.values()):
         return _DASK
     for value in values.values():
@@ -54,13 +54,13 @@ def _module_of(values: Mapping[str, Any]):
     return np
 
 
-def narrowed(xp, *arrays):
+def narrowed(xp: ArrayModule, *arrays: Array) -> ArrayModule:
     """The module for `arrays`: a mixed module (`chunked`) is NumPy for NumPy arrays."""
     of = getattr(xp, "of", None)
     return of(*arrays) if of is not None else xp
 
 
-def out(xp, value, shape, copy: bool):
+def out(xp: ArrayModule, value: Array | float, shape: tuple[int, ...], copy: bool) -> Array:
     """Outputs are arrays of their full shape that the caller owns (never an input)."""
     if not shape and isinstance(value, float):       # a scalar output (the value): no broadcast
         return xp.array(value, dtype=float)
@@ -69,7 +69,8 @@ def out(xp, value, shape, copy: bool):
     return xp.array(value) if copy else value
 
 
-def embed(xp, value, shape, out: str, letters: str, pairs: tuple[tuple[str, str], ...]):
+def embed(xp: ArrayModule, value: Array, shape: tuple[int, ...], out: str, letters: str,
+          pairs: tuple[tuple[str, str], ...]) -> Array:
     """value[letters] times delta(carried, free) for each pair, as an array over `out`:
     zeros with `value` written on a diagonal, as a closed form writes the per-row blocks
     of a block-diagonal Hessian. Other array modules contract with identity matrices."""
@@ -87,7 +88,7 @@ def embed(xp, value, shape, out: str, letters: str, pairs: tuple[tuple[str, str]
     return result
 
 
-def weigh(xp, host, weight, host_letters: str, weight_letters: str):
+def weigh(xp: ArrayModule, host: Array, weight: Array, host_letters: str, weight_letters: str) -> Array:
     """host * weight, the weight's axes aligned to the host's by letter."""
     kept = [c for c in host_letters if c in weight_letters]
     aligned = xp.transpose(weight, tuple(weight_letters.index(c) for c in kept))
@@ -95,7 +96,7 @@ def weigh(xp, host, weight, host_letters: str, weight_letters: str):
     return host * xp.reshape(aligned, shape)
 
 
-def gram(xp, x, d, axis: int):
+def gram(xp: ArrayModule, x: Array, d: Array, axis: int) -> Array:
     """x^T diag(d) x (axis 0 summed) or x diag(d) x^T (axis 1). With NumPy and weights of
     one sign, as the sqrt(d)-scaled Gram matrix b^T b, which BLAS computes as a symmetric
     rank-k update (syrk) at half the cost of a general product; otherwise as one, or as
@@ -110,7 +111,7 @@ def gram(xp, x, d, axis: int):
     return xp.matmul(x * d[None, :], xp.transpose(x))
 
 
-def special(fn: str, xp, a):
+def special(fn: str, xp: ArrayModule, a: Array) -> Array:
     """det, inv, adj, or an exact node of `minors` (the derivative of adj). adj and the
     exact nodes run the same SVD-based code on every array module (exact at singular
     matrices; never det * inv); det and inv are NumPy's through `evaluation` (a singular
@@ -135,7 +136,7 @@ class Contraction:
     With a Dask operand every pairwise step of the path is Dask's (per-chunk contractions,
     tree-summed over a chunked index), whatever the type of the first operand."""
 
-    def __init__(self, equation: str):
+    def __init__(self, equation: str) -> None:
         inputs, out = equation.split("->")
         operands = inputs.split(",")
         alone = {c for c in inputs if inputs.count(c) == 1 and c not in out}
@@ -145,7 +146,7 @@ class Contraction:
         # one operand whose sums leave exactly the output ('ij->i', 'i->'): nothing to contract
         self.summed_only = len(operands) == 1 and bool(self.sums[0]) and self.equation == f"{out}->{out}"
 
-    def __call__(self, *arrays):
+    def __call__(self, *arrays: Array) -> Array:
         arrays = [a.sum(axis=axes) if axes else a for a, axes in zip(arrays, self.sums)]
         if self.summed_only:
             return arrays[0]

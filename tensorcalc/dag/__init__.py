@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from typing import Iterable, Protocol, TypeVar
+from typing import Iterable, Protocol, TypeVar, cast
 
 from tensorcalc.dag.axes import LETTERS, Axis, Spec, as_spec, canonical_spec, format_axes, product_axes
 from tensorcalc.errors import TensorCalcError
@@ -161,14 +161,15 @@ def intern(cls: type[E], params: tuple, args: tuple[Expr, ...], axes: tuple[Axis
     (`Gather` in `tensorcalc.gather.affine`, evaluation-only nodes in
     `tensorcalc.numeric.minors`) calls it directly and owns those checks."""
     key = (cls, params, args, axes)
-    node = _TABLE.get(key)
-    if node is None:
-        node = object.__new__(cls)
-        object.__setattr__(node, "args", args)
-        object.__setattr__(node, "axes", axes)
-        for name, value in zip(cls._params, params):
-            object.__setattr__(node, name, value)
-        _TABLE[key] = node
+    found = _TABLE.get(key)
+    if found is not None:
+        return cast(E, found)          # the key holds the type: the node found is a `cls`
+    node = object.__new__(cls)
+    object.__setattr__(node, "args", args)
+    object.__setattr__(node, "axes", axes)
+    for name, value in zip(cls._params, params):
+        object.__setattr__(node, name, value)
+    _TABLE[key] = node
     return node
 
 
@@ -284,10 +285,11 @@ def sub(a: Expr, b: Expr) -> Expr:
     return add(a, neg(b))
 
 
-def hadamard(a: Expr, b: Expr) -> Product:
+def hadamard(a: Expr, b: Expr) -> Expr:
     """The element-wise product a .* b of two tensors with equal axes."""
     if a.axes != b.axes:
-        raise TensorCalcError(f"element-wise product needs equal axes, got {format_axes(a.axes)} and {format_axes(b.axes)}")
+        raise TensorCalcError(f"element-wise product needs equal axes, "
+                              f"got {format_axes(a.axes)} and {format_axes(b.axes)}")
     s = LETTERS[:a.order]
     return product(a, b, (s, s, s))
 
@@ -303,7 +305,7 @@ def div(a: Expr, b: Expr) -> Expr:
     return hadamard(a, recip(b))
 
 
-def scale(c: Expr, a: Expr) -> Product:
+def scale(c: Expr, a: Expr) -> Expr:
     """Scalar c times tensor a: c *(,s->s) a."""
     s = LETTERS[:a.order]
     return product(c, a, ("", s, s))

@@ -28,6 +28,7 @@ from typing import Sequence
 import numpy as np
 
 from tensorcalc import dag
+from tensorcalc.arrays import Array, ArrayModule
 from tensorcalc.dag import LETTERS, Axis, Expr, Gather, Ineq, Row
 from tensorcalc.errors import TensorCalcError
 from tensorcalc.gather import intlinalg
@@ -97,7 +98,8 @@ def box_axis(length: int, k: int) -> Axis:
 # ----------------------------------------------------------------------------- evaluation
 
 @memoized(maxsize=256)
-def index_arrays(shape: tuple[int, ...], rows: tuple[Row, ...], domain: tuple[Ineq, ...]):
+def index_arrays(shape: tuple[int, ...], rows: tuple[Row, ...], domain: tuple[Ineq, ...]
+                 ) -> tuple[tuple[np.ndarray, ...], np.ndarray | None]:
     """(indices, mask) of a gather as NumPy arrays broadcast to `shape`; mask None when
     every point of the box is in the domain. Outside the domain the index is 0."""
     grids = np.ogrid[tuple(slice(0, n) for n in shape)] if shape else []
@@ -114,7 +116,7 @@ def index_arrays(shape: tuple[int, ...], rows: tuple[Row, ...], domain: tuple[In
     return index, (None if full else mask)
 
 
-def affine_values(grids, a, c):
+def affine_values(grids: Sequence[np.ndarray], a: Sequence[int], c: int) -> np.ndarray:
     """a . g + c on broadcast index grids (np.ogrid), in int64."""
     value = np.asarray(c, dtype=np.int64)
     for v, g in zip(a, grids):
@@ -123,7 +125,8 @@ def affine_values(grids, a, c):
     return value
 
 
-def take(xp, x, batch: int, shape, rows, domain):
+def take(xp: ArrayModule, x: Array, batch: int, shape: tuple[int, ...], rows: tuple[Row, ...],
+         domain: tuple[Ineq, ...]) -> Array:
     """The gather of array x in the array module xp (NumPy, CuPy): one fancy index."""
     index, mask = _device_arrays(xp, shape, rows, domain)
     if not rows:                                   # a 0-d source broadcast over the box
@@ -133,7 +136,8 @@ def take(xp, x, batch: int, shape, rows, domain):
     return value if mask is None else xp.where(mask, value, 0.0)
 
 
-def _device_arrays(xp, shape, rows, domain):
+def _device_arrays(xp: ArrayModule, shape: tuple[int, ...], rows: tuple[Row, ...],
+                   domain: tuple[Ineq, ...]) -> tuple[tuple[Array, ...], Array | None]:
     index, mask = index_arrays(shape, rows, domain)
     if xp is np:
         return index, mask
@@ -141,7 +145,8 @@ def _device_arrays(xp, shape, rows, domain):
 
 
 @memoized(maxsize=64)
-def _on_device(xp, shape, rows, domain):
+def _on_device(xp: ArrayModule, shape: tuple[int, ...], rows: tuple[Row, ...],
+               domain: tuple[Ineq, ...]) -> tuple[tuple[Array, ...], Array | None]:
     index, mask = index_arrays(shape, rows, domain)
     return tuple(xp.asarray(i) for i in index), (None if mask is None else xp.asarray(mask))
 
@@ -169,7 +174,7 @@ class Solution:
     """g = (P beta + p0 + s K z) / s, the integer solutions of M g + c = den * beta, with
     the constraints on (beta, z) that keep g in the gather's domain (Alg. 4, lines 5-10)."""
 
-    def __init__(self, node: Gather):
+    def __init__(self, node: Gather) -> None:
         self.node = node
         n_out, n_in = len(node.shape), len(node.source)
         M = np.array([list(a) for a, _, _ in node.rows], dtype=object).reshape(n_in, n_out)
@@ -268,7 +273,7 @@ def _parametrise(M, rows):
     return np.asarray(P, dtype=object).reshape(M.shape[1], M.shape[0]), np.asarray(p0, dtype=object), s, K
 
 
-def readable_kernel(K):
+def readable_kernel(K: np.ndarray) -> tuple[np.ndarray, list[int] | None]:
     """A basis of the same lattice in echelon form from the last coordinate backwards, so
     that each kernel coordinate is one of the original indices where it can be (the
     d-derivative of the TensorAlgDiff demo sums over k, as printed there). Returns

@@ -34,7 +34,7 @@ class ConstantValues:
     (or on a matrix function or gather) is never evaluated, so text such as
     `x + 1 + 1 + ...` costs a flag per node."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.free: dict[Expr, bool] = {}
         self.values: dict[Expr, np.ndarray] = {}
 

@@ -21,7 +21,7 @@ import math
 import sys
 from dataclasses import dataclass, field
 from importlib.resources import files
-from typing import Mapping
+from typing import Mapping, NoReturn, cast
 
 import lark
 import numpy as np
@@ -31,8 +31,8 @@ from tensorcalc.dag import Axis, Expr
 from tensorcalc.errors import ParseError
 from tensorcalc.gather import affine
 from tensorcalc.language.constants import ConstantValues
-from tensorcalc.language.parse import Syntax
-from tensorcalc.language.syntax_errors import syntax_error
+from tensorcalc.language.syntax import Syntax
+from tensorcalc.language.syntax_errors import REJECTIONS, syntax_error
 from tensorcalc.memo import memoized
 from tensorcalc.numeric.evaluate import MAX_ENTRIES
 
@@ -97,8 +97,8 @@ def read_definition(text: str) -> Definition:
     if len(text) > 1_000_000:
         raise ParseError(f"definition is {len(text):,} characters long; at most 1,000,000 are accepted")
     try:
-        return _parser().parse(text)
-    except lark.exceptions.UnexpectedInput as err:
+        return cast(Definition, _parser().parse(text))       # the transformer builds it
+    except REJECTIONS as err:
         raise syntax_error(err, text) from None
 
 
@@ -142,7 +142,7 @@ class _Builder:
         self.text, self.shapes, self.arrays = text, shapes, arrays
         self.constants = ConstantValues()            # numbers alone must stay finite
 
-    def fail(self, node, message: str):
+    def fail(self, node: Syntax, message: str) -> NoReturn:
         raise ParseError(message, self.text, node.line, node.column)
 
     def build(self, node: Syntax, scope: Scope) -> Expr:
@@ -323,10 +323,10 @@ def parse_def(text: str, shapes: Mapping[str, tuple[int, ...]], arrays: Mapping[
     if len(out) != len(definition.indices) or len(set(definition.indices)) != len(out):
         raise ParseError(f"{definition.name!r} has shape {out}: write {len(out)} distinct indices",
                          text, definition.line, definition.column)
-    axes = list(axes) if axes is not None else None
-    if axes is None or len(axes) != len(out):                                # lengths in the name
-        axes = [Axis(f"{definition.name}~{n}", k) for k, n in enumerate(out)]
-    scope = Scope(list(definition.indices), list(out), [0] * len(out), axes)
+    given = list(axes) if axes is not None else []
+    if len(given) != len(out):                                              # lengths in the name
+        given = [Axis(f"{definition.name}~{n}", k) for k, n in enumerate(out)]
+    scope = Scope(list(definition.indices), list(out), [0] * len(out), given)
     reads = {k: v for k, v in shapes.items() if k != definition.name}
     try:
         return _Builder(text, reads, dict(arrays or {})).build(definition.body, scope)

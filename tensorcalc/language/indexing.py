@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 from tensorcalc import dag
 from tensorcalc.gather import affine
-from tensorcalc.language.parse import Slice, Syntax
+from tensorcalc.language.syntax import Slice, Syntax
 
 WHOLE = Slice(0, 0, None, None, None)      # an axis left out: taken whole
 MAX_ENTRIES = 32                           # max(x), min(x): entries read (one kink each)

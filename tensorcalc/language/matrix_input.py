@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from tensorcalc import dag
-from tensorcalc.language.parse import Syntax
+from tensorcalc.language.syntax import Syntax
 
 
 class Fit(NamedTuple):

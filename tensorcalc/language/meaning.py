@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Mapping, NoReturn
 
 from tensorcalc import dag
 from tensorcalc.collector import pausing
@@ -36,7 +36,8 @@ from tensorcalc.language.meaning_rules import (
     ORDER,
     small_whole,
 )
-from tensorcalc.language.parse import Let, Syntax, Token, read
+from tensorcalc.language.parse import read
+from tensorcalc.language.syntax import Let, Syntax, Token
 
 RESERVED = FUNCTIONS + ("declare", "expression", "derivative", "wrt", "let")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*", re.ASCII)
@@ -122,6 +123,7 @@ def declarations(decls: tuple[tuple[Token, Token], ...], text: str) -> dict[str,
                              text, order.line, order.column)
         value = small_whole(order.text)
         _check_name(name.text, value if value is not None else f"{order.text:.40}", text, (name, order))
+        assert value is not None, "_check_name refuses an order that is not a small whole number"
         orders[name.text] = value
     return orders
 
@@ -172,7 +174,7 @@ class _Analysis:
             for k, (i, d) in enumerate(zip(ids, (dims or {}).get(name, ()))):
                 self.uf.dim[i] = d
 
-    def fail(self, node: Syntax, message: str):
+    def fail(self, node: Syntax, message: str) -> NoReturn:
         raise ParseError(message, self.text, node.line, node.column)
 
     def run(self, root: Syntax, lets: tuple[Let, ...], every_let: bool,
@@ -288,7 +290,8 @@ class _Analysis:
                     raise ParseError(f"index string {bad.text!r} may contain only letters a-z, A-Z",
                                      self.text, bad.line, bad.column)
                 strings.append("".join(t.text for t in toks))
-            self.specs[node] = tuple(strings)
+            left, right, out = strings                     # the grammar's *(s1,s2->s3)
+            self.specs[node] = (left, right, out)
         return self.specs[node]
 
     def snippet(self, node: Syntax) -> str:

@@ -13,8 +13,9 @@ from __future__ import annotations
 from tensorcalc import dag
 from tensorcalc.language import indexing as access
 from tensorcalc.language.matrix_input import axes_mul, build_mul, like, meet, operand, order_mul, scalar_side
-from tensorcalc.language.parse import Syntax, number_value
+from tensorcalc.language.parse import number_value
 from tensorcalc.language.sugar import SIGNATURES
+from tensorcalc.language.syntax import Syntax
 
 ELEMENTWISE = tuple(f for f in dag.ELEMENTWISE if f not in ("neg", "recip"))
 FUNCTIONS = ELEMENTWISE + dag.SPECIAL + ("sum", "sqrt")       # names no tensor may have

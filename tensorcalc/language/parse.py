@@ -9,8 +9,8 @@ raises `ParseError` with a caret under the place.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from importlib.resources import files
+from typing import Iterator
 
 import lark
 from lark.lark import PostLex
@@ -18,84 +18,12 @@ from lark.lark import PostLex
 from tensorcalc.errors import ParseError
 from tensorcalc.language.sugar import SIGNATURES as SUGAR
 from tensorcalc.language.sugar import expand
-from tensorcalc.language.syntax_errors import STATEMENT_KEYWORDS, check_brackets, syntax_error
+from tensorcalc.language.syntax import Let, Slice, Statement, Syntax, SyntaxInput, Token
+from tensorcalc.language.syntax_errors import REJECTIONS, STATEMENT_KEYWORDS, check_brackets, syntax_error
 from tensorcalc.memo import memoized
 from tensorcalc.store import cache
 
 MAX_TEXT = 8_000_000  # characters; a longer input is rejected before parsing
-
-
-class Syntax:
-    """One syntax node: `kind` in {number, name, call, access, add, sub, mul, div, hadamard,
-    neg, pow, product, transpose} (and `compare`, built by convexcheck for a constraint).
-    An access `x[...]` has no args: its value is (name, subscripts), each a Syntax or a
-    Slice.
-    (line, column) is where to point (the operator, the name); [start, end) is the text
-    the node covers, brackets included."""
-
-    __slots__ = ("kind", "line", "column", "args", "value", "start", "end")
-
-    def __init__(self, kind, pos, args=(), value=None, span=(0, 0)):
-        self.kind, (self.line, self.column), self.args, self.value = kind, pos, tuple(args), value
-        self.start, self.end = span
-
-
-@dataclass(frozen=True)
-class Slice:
-    """A subscript `start:stop:step` of an access (each part a Syntax, or None where
-    left out); (line, column) is where it starts."""
-
-    line: int
-    column: int
-    start: Syntax | None
-    stop: Syntax | None
-    step: Syntax | None
-
-
-@dataclass(frozen=True)
-class Token:
-    text: str
-    line: int
-    column: int
-    end_line: int = 0
-    end_column: int = 0     # just past the token
-    kind: str = ""          # the grammar's terminal: NAME, NUMBER, LSQB, ...
-
-
-@dataclass(frozen=True)
-class Let:
-    """`let NAME = EXPR`: NAME stands for the expression in what follows."""
-
-    name: Token
-    expr: Syntax
-    keyword: Token | None = None
-
-
-@dataclass(frozen=True)
-class SyntaxInput:
-    """What the text says, before any checking of meaning."""
-
-    decls: tuple[tuple[Token, Token], ...]   # (name, order) pairs
-    expr: Syntax
-    wrt: Token | None
-    is_input: bool                           # True for 'declare ... expression ...'
-    lets: tuple[Let, ...] = ()
-
-
-@dataclass(frozen=True)
-class Statement:
-    """One statement of a problem file. `kind` is its keyword ('variable', 'minimize', ...)
-    or 'constraint' for a line after `subject to`; `tokens` are a declaration's (or a
-    `declare`'s or a definition head's) tokens; `sides` and `ops` a relation: the
-    expressions (None where one is missing) between the comparisons; `let` a let."""
-
-    kind: str
-    keyword: Token | None
-    tokens: tuple[Token, ...] = ()
-    sides: tuple[Syntax | None, ...] = ()
-    ops: tuple[Token, ...] = ()
-    let: Let | None = None
-    body: Syntax | None = None               # a definition's body
 
 
 def _pos(tok) -> tuple[int, int]:
@@ -244,7 +172,7 @@ class Lines(PostLex):
                "RSQB": (-1, None, None), "LET": (0, True, None), "SUBJECT": (0, None, True),
                **{k.upper(): (0, None, False) for k in STATEMENT_KEYWORDS if k not in ("subject", "let")}}
 
-    def process(self, stream):
+    def process(self, stream: Iterator[lark.Token]) -> Iterator[lark.Token]:
         depth, let, subject, tok = 0, False, False, None
         effects = self._EFFECT
         for tok in stream:
@@ -293,7 +221,7 @@ def _read(text: str, start: str, empty: str):
         raise ParseError(empty, text, 1, 1)
     try:
         return _parser().parse(text, start=start)
-    except lark.exceptions.UnexpectedInput as err:
+    except REJECTIONS as err:
         raise syntax_error(err, text, start == "problem") from None
 
 

@@ -43,6 +43,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+from tensorcalc.language.syntax import Syntax
+
 SIGNATURES = {
     "logdet": "logdet(A)", "log_det": "log_det(A)", "log_sum_exp": "log_sum_exp(x)",
     "logsumexp": "logsumexp(x)", "softplus": "softplus(x)", "logistic": "logistic(x)", "entr": "entr(x)",
@@ -60,7 +62,7 @@ def _arity(name: str) -> int:
     return SIGNATURES[name].count(",") + 1
 
 
-def expand(call):
+def expand(call: Syntax) -> Syntax:
     """The core syntax for `call` when it names a sugar function with the right number of
     arguments, else `call` itself."""
     rule = _RULES.get(call.value)

@@ -11,10 +11,14 @@ bracket check that runs before parsing, so an unclosed '(' is shown where it ope
 """
 from __future__ import annotations
 
-import lark
+from typing import Union
+
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
 from tensorcalc.errors import ParseError
 
+REJECTIONS = (UnexpectedCharacters, UnexpectedToken, UnexpectedEOF)    # every lark.UnexpectedInput
+Rejection = Union[UnexpectedCharacters, UnexpectedToken, UnexpectedEOF]
 STATEMENT_KEYWORDS = ("variable", "parameter", "declare", "minimize", "maximize", "minimise", "maximise",
                       "expression", "subject", "derivative", "define", "let")
 
@@ -34,8 +38,8 @@ def check_brackets(text: str) -> None:
                     raise ParseError("unbalanced brackets: this ')' closes no '('", text, lineno, col)
                 open_at.pop()
     if open_at:
-        line, col = open_at[-1]
-        raise ParseError("unbalanced brackets: this '(' is never closed", text, line, col)
+        where, col = open_at[-1]
+        raise ParseError("unbalanced brackets: this '(' is never closed", text, where, col)
 
 
 _DESCRIBE = {
@@ -50,11 +54,11 @@ _OPERATORS = frozenset(("PLUS", "MINUS", "STAR", "AT", "SLASH", "DOTSTAR", "DOTS
 _KEYWORD_TYPES = frozenset(k.upper() for k in STATEMENT_KEYWORDS)
 
 
-def syntax_error(err: lark.exceptions.UnexpectedInput, text: str, problem: bool = False) -> ParseError:
+def syntax_error(err: Rejection, text: str, problem: bool = False) -> ParseError:
     """The ParseError that explains lark's `err` on `text` in the language's words (what was
     found, what may stand there), placed at the offending token; `problem` when the text
     is a problem file, whose statements allow more specific advice."""
-    if isinstance(err, lark.exceptions.UnexpectedCharacters):
+    if isinstance(err, UnexpectedCharacters):
         hint = " (names use ASCII letters, digits and _)" if not err.char.isascii() else ""
         return ParseError(f"unexpected character {err.char!r}{hint}", text, err.line, err.column)
     tok, expected = err.token, set(err.expected) - {"NL"}

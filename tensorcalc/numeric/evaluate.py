@@ -7,12 +7,13 @@ Entries outside a function's domain evaluate to nan or inf, as in NumPy.
 """
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Iterator, Mapping
 
 import numpy as np
 import opt_einsum
 
 from tensorcalc import dag
+from tensorcalc.arrays import Array, ArrayModule
 from tensorcalc.dag import Axis, Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
 from tensorcalc.errors import DomainError, ShapeError, TensorCalcError
 from tensorcalc.gather import affine
@@ -28,7 +29,7 @@ ELEMENTWISE_FUNCTIONS = {
 }
 
 
-def huber(xp, x):
+def huber(xp: ArrayModule, x: Array) -> Array:
     """x^2 where |x| <= 1, 2|x| - 1 elsewhere (CVXPY's huber with M = 1), in the array
     module xp (also used by compiled code). Computed as m (2|x| - m) with m = min(|x|, 1):
     exactly x * x inside, and large |x| are never squared, so they cannot overflow early."""
@@ -44,7 +45,7 @@ def _inverse(a: np.ndarray) -> np.ndarray:
         raise DomainError(f"inv: the {a.shape[0]}x{a.shape[1]} matrix is singular") from None
 
 
-def delta_tensor(xp, n: int, shape: tuple[int, ...]):
+def delta_tensor(xp: ArrayModule, n: int, shape: tuple[int, ...]) -> Array:
     """delta(n): the identity matrix over the flattened first and last n axes, in the
     array module xp (also used by compiled code)."""
     size = 1
@@ -78,7 +79,8 @@ class Lengths:
     """The length of every axis of one expression (its nodes in dependency order), bound
     from the given arrays; `source` records which variable axis gave each length."""
 
-    def __init__(self, nodes: list[Expr], values: Mapping[str, np.ndarray], extra: Mapping[Axis, int] | None = None):
+    def __init__(self, nodes: list[Expr], values: Mapping[str, np.ndarray],
+                 extra: Mapping[Axis, int] | None = None) -> None:
         self.values, self.nodes = values, nodes
         self.length: dict[Axis, int] = dict(extra or {})
         self.source: dict[Axis, tuple[str, int] | None] = dict.fromkeys(self.length)
@@ -125,7 +127,7 @@ class Lengths:
             self.source.setdefault(axis, (name, pos))
 
 
-def fixed_lengths(nodes: list[Expr]):
+def fixed_lengths(nodes: list[Expr]) -> Iterator[tuple[Axis, int, str]]:
     """(axis, length, where) for every axis a gather fixes (its output box and its source)
     and every box axis that names its length (`Axis("f~3", 0)`: definitions, sums)."""
     named = {a for node in nodes for a in node.axes if "~" in a.var}

@@ -29,6 +29,7 @@ import numpy as np
 import opt_einsum
 
 from tensorcalc import dag
+from tensorcalc.arrays import Array, ArrayModule
 from tensorcalc.dag import Expr, Special
 
 
@@ -56,7 +57,7 @@ def exact_forms(exprs: Sequence[Expr]) -> list[Expr]:
     return [new[e] for e in exprs]
 
 
-def adjugate(a, xp=np):
+def adjugate(a: Array, xp: ArrayModule = np) -> Array:
     """adj(a) of one square matrix, exact also for singular a (nan where a is not finite)."""
     n = a.shape[-1]
     if n == 0 or not _finite(xp, a):
@@ -66,7 +67,7 @@ def adjugate(a, xp=np):
     return sign * opt_einsum.contract("iq,i,pi->qp", vt, w, u)
 
 
-def det_hessian(a, xp=np):
+def det_hessian(a: Array, xp: ArrayModule = np) -> Array:
     """H[p,q,r,t] = d^2 det(a) / da[p,q] da[r,t], exact also for singular a."""
     n = a.shape[-1]
     if n == 0 or not _finite(xp, a):
@@ -80,7 +81,7 @@ def det_hessian(a, xp=np):
     return sign * (g - opt_einsum.contract("ptrq->pqrt", g))
 
 
-def adj_jacobian(a, xp=np):
+def adj_jacobian(a: Array, xp: ArrayModule = np) -> Array:
     """D[a,b,c,d] = d adj(a)[a,b] / da[c,d], exact also for singular a."""
     return opt_einsum.contract("bacd->abcd", det_hessian(a, xp))
 
@@ -88,14 +89,14 @@ def adj_jacobian(a, xp=np):
 EXACT = {"dadj": adj_jacobian}          # the nodes `exact_forms` introduces, by name
 
 
-def _svd(xp, a):
+def _svd(xp: ArrayModule, a: Array) -> tuple[Array, Array, Array, Array]:
     u, s, vt = xp.linalg.svd(a)
     return u, s, vt, xp.linalg.det(u) * xp.linalg.det(vt)
 
 
-def _finite(xp, a) -> bool:
+def _finite(xp: ArrayModule, a: Array) -> bool:
     return bool(xp.all(xp.isfinite(a)))
 
 
-def _nan_like(xp, a, shape):
+def _nan_like(xp: ArrayModule, a: Array, shape: tuple[int, ...]) -> Array:
     return xp.full(shape, float("nan"), dtype=a.dtype) if a.shape[-1] else xp.zeros(shape, dtype=a.dtype)

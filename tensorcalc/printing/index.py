@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Mapping
 
 from tensorcalc import dag
-from tensorcalc.dag import Axis, Const, Delta, Elementwise, Expr, Gather, Power, Product, Sum, Var
+from tensorcalc.dag import Axis, Const, Delta, Elementwise, Expr, Gather, Ineq, Power, Product, Sum, Var
 from tensorcalc.derivatives.reverse import derivative
 from tensorcalc.errors import TensorCalcError
 from tensorcalc.gather import affine, intlinalg
@@ -62,7 +62,7 @@ def lin_text(e: Lin) -> str:
 
 
 class IndexPrinter:
-    def __init__(self, name: str, lengths: Mapping[Axis, int]):
+    def __init__(self, name: str, lengths: Mapping[Axis, int]) -> None:
         self.name, self.lengths, self.count = name, dict(lengths), 0
 
     def fresh(self) -> str:
@@ -162,7 +162,8 @@ def _guards(domain, g: list[Lin]) -> list[str]:
     return out
 
 
-def ranges(node: Gather, outer: list[Lin], names: list[str]):
+def ranges(node: Gather, outer: list[Lin], names: list[str]
+           ) -> tuple[list[tuple[list[Lin], list[Lin]]], list[Ineq]]:
     """Nested ranges of the trailing gathered axes `names` (innermost first) given the
     other gathered indices `outer`: for each, (lower Lins, upper Lins) whose max / min
     (rounded up / down) bound it, from Fourier-Motzkin elimination (eq. 45); and the

@@ -207,7 +207,7 @@ SYNTAXES = {"matrix": MatrixSyntax(), "latex": LatexSyntax()}
 class Emitter:
     """Pieces of text for the terms of one plan; `names` holds the `let` names given so far."""
 
-    def __init__(self, plans: dict[Expr, Term], syntax: MatrixSyntax):
+    def __init__(self, plans: dict[Expr, Term], syntax: MatrixSyntax) -> None:
         self.plans, self.syntax = plans, syntax           # plans: terms by node
         self.pieces: dict[Expr, Piece] = {}
         self.names: dict[Expr, str] = {}                 # as the syntax writes them

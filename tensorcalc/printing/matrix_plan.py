@@ -58,7 +58,7 @@ class Plan:
     """The term of every node; nodes whose terms are equal (the same text, as `2 * A` from
     `2 *(,ij->ij) A` and `A *(ij,->ij) 2`) are one: `same` maps each node to the first."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.terms: dict[Expr, Term] = {}
         self.same: dict[Expr, Expr] = {}
         self._first: dict[Term, Expr] = {}

@@ -31,12 +31,19 @@ import json
 import os
 import pathlib
 from dataclasses import fields, is_dataclass
+from typing import Any, Callable, TypeVar
 
+import lark
+
+from tensorcalc.codegen.compiled import Compiled
 from tensorcalc.dag import Expr
 from tensorcalc.memo import memoized
 from tensorcalc.store import files as cachefiles
 from tensorcalc.store.files import CacheWarning, warn_once  # noqa: F401 - part of this module's interface
 from tensorcalc.store.rebuild import Uncacheable, expr_data, exprs_from_data
+
+T = TypeVar("T")
+JSON = Any          # what json.dumps writes: None, bool, int, str, lists and str-keyed dicts of them
 
 FORMAT = 2
 ENV_DIR, ENV_SWITCH = "CONVEXCHECK_CACHE_DIR", "CONVEXCHECK_CACHE"
@@ -79,7 +86,7 @@ def key(kind: str, *parts, version: str | None = None) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def encode(obj):
+def encode(obj: object) -> JSON:
     """An exact JSON-able form of obj (expressions, named tuples, dataclasses, numbers,
     strings, sequences, dicts with string keys); Uncacheable for anything else."""
     if obj is None or isinstance(obj, (bool, int, str)):
@@ -152,17 +159,16 @@ def store(kind: str, digest: str, payload: dict) -> None:
 
 # ----------------------------------------------------------------------------- compiled functions
 
-def compiled_data(fn) -> dict:
+def compiled_data(fn: Compiled) -> dict:
     """A `tensorcalc.Compiled` as data: its simplified expressions and output names. The
     source is not stored: `compiled_from` plans and emits it again from the expressions."""
     return {"exprs": expr_data(fn.exprs), "single": fn.single, "keys": fn.keys}
 
 
-def compiled_from(data: dict):
+def compiled_from(data: dict) -> Compiled:
     """The `Compiled` written by `compiled_data`, planned and emitted afresh from its
     validated expressions (so no text from the disk is ever run); ValueError when the
     data is malformed."""
-    from tensorcalc.codegen.compiled import Compiled
     exprs, single, keys = exprs_from_data(data["exprs"]), data["single"], data["keys"]
     if type(single) is not bool or not (keys is None or (isinstance(keys, list) and len(keys) == len(exprs)
                                                           and all(type(k) is str for k in keys))):
@@ -172,7 +178,8 @@ def compiled_from(data: dict):
     return Compiled(exprs, keys, single, simplify=False)
 
 
-def cached(kind: str, parts: tuple, make, dump, restore):
+def cached(kind: str, parts: tuple, make: Callable[[], T], dump: Callable[[T], dict | None],
+           restore: Callable[[dict], T]) -> tuple[T, bool]:
     """(value, hit): `restore(payload)` of the entry of `kind` for `parts`, else `make()`,
     stored as `dump(value)` unless that is None (a value not to keep). Without an exact key
     (Uncacheable) just `make()`; an entry that `restore` rejects (anything it raises: the
@@ -199,11 +206,10 @@ def cached(kind: str, parts: tuple, make, dump, restore):
 
 # ----------------------------------------------------------------------------- parsers
 
-def parser(grammar: str, make, **runtime):
+def parser(grammar: str, make: Callable[[], lark.Lark], **runtime: Any) -> lark.Lark:
     """The lark LALR parser `make()` builds for `grammar`, its tables kept in the cache as
     data and read back by lark's own deserializer (rules and terminals only, no pickle);
     `runtime` (postlex, transformer) are the objects it is given back with."""
-    import lark
     from lark.grammar import Rule
     from lark.lexer import TerminalDef
 

@@ -32,6 +32,7 @@ import secrets
 import stat
 import time
 import warnings
+from collections.abc import Iterator
 
 FOLDER = "convexcheck-entries"
 KEY_FILE = "key"
@@ -89,7 +90,7 @@ def _folder_doubt(fd: int, path: str) -> str | None:
 
 
 @contextlib.contextmanager
-def opened(root: str, create: bool):
+def opened(root: str, create: bool) -> Iterator[int | None]:
     """The entries folder as an open descriptor, checked; None when it is missing (and not
     `create`) or in doubt (then with one warning). Every file operation goes through it."""
     fd = None
@@ -109,7 +110,7 @@ def opened(root: str, create: bool):
 
 
 @contextlib.contextmanager
-def keyed(root: str, create: bool):
+def keyed(root: str, create: bool) -> Iterator[tuple[int, bytes] | None]:
     """(folder descriptor, key) for the checked folder, or None where the folder or its key
     is missing (and not `create`) or in doubt."""
     with opened(root, create) as fd:
