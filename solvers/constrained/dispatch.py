@@ -12,9 +12,9 @@ Which method keeps what (`solve`):
   convex quadratic program (quadratic objective, affine constraints, no matrix
   variable) goes to Mehrotra's method on its matrices read once (`qp`); a separable
   objective keeps its block-diagonal Hessian in every Newton matrix (`lowrank`). A QP
-  that either method leaves unfinished is status 5 where HiGHS finds a feasible point
+  that either method leaves unfinished is NO_MINIMISER where HiGHS finds a feasible point
   and a recession direction (`recession`); any convex problem whose solve stops
-  unfinished on its way along a recession direction is status 5 where the way travelled
+  unfinished on its way along a recession direction is NO_MINIMISER where the way travelled
   passes `ray`'s checks; one that may be infeasible is left to phase one (`feasibility`,
   in `solvers.api`), and affine constraints to a Farkas certificate where phase one does
   not conclude (`farkas`).
@@ -41,10 +41,12 @@ from solvers.methods import stopping as certify
 from solvers.methods.loop import Outcome, run
 from solvers.objective.constraints import Constraints, affine_in, bound_violation
 from solvers.objective.smooth import block_axis
+from solvers.result import Status
 from solvers.task.device import to_host
 
 AUTO_DENSE = 1000       # at most this many entries: auto builds the Hessian (Newton)
 AUTO_QP = 4000          # and for a QP, whose augmented Lagrangian converges slowly
+UNFINISHED = (Status.ITERATION_LIMIT, Status.LINE_SEARCH_FAILED)   # stops examined for no minimiser
 
 
 @dataclass
@@ -78,7 +80,7 @@ def solve(task, obj, name: str, make, opts, gtol: float, tol: float) -> Solved:
 
 def _augmented(task, view, cons, make, opts, gtol, tol) -> Solved:
     out = lagrangian.solve(task, view, cons, make, opts, gtol, tol)
-    if out.status in (1, 2) and view.xp is np and qp.applies(task):
+    if out.status in UNFINISHED and view.xp is np and qp.applies(task):
         ip = interior.Interior(view, cons, opts, gtol, tol)
         out.status, out.message = _unbounded(ip, out.status, out.message, view.pack(task.x0))
     out.status, out.message = _travelled(view, cons, view.space.reduce(out.z), task, opts, out.status, out.message)
@@ -93,7 +95,7 @@ def _interior(task, view, cons, opts, gtol, tol) -> Solved:
     if res is None:            # not a QP, or one whose Newton matrix is not positive definite
         ip = interior.Interior(view, cons, opts, gtol, tol)
         res = pathfollow.solve(ip, y0, opts.max_iter, opts.sign)
-    if res.status in (1, 2) and ip.xp is np and is_qp:
+    if res.status in UNFINISHED and ip.xp is np and is_qp:
         status, message = _unbounded(ip, res.status, res.message, y0)
         res = dataclasses.replace(res, status=status, message=message)
     status, message = _travelled(view, cons, res.st.y, task, opts, res.status, res.message)
@@ -107,7 +109,7 @@ def _interior(task, view, cons, opts, gtol, tol) -> Solved:
     return finish(view, cons, st.y, res.status, res.message, res.history, duals)
 
 
-def _unbounded(ip, status: int, message: str, y0) -> tuple[int, str]:
+def _unbounded(ip, status: Status, message: str, y0) -> tuple[Status, str]:
     """(status, message) as they were, or status 5 where the QP has a feasible point and
     a recession direction along which it falls without bound (`recession`). The QP's
     matrices are read at the start y0 (exact anywhere, and y0 is finite: the point the
@@ -116,27 +118,29 @@ def _unbounded(ip, status: int, message: str, y0) -> tuple[int, str]:
     if found is None:
         return status, message             # perhaps infeasible: phase one (`feasibility`) decides
     words = certify.stop_words(ip.opts.sign)
-    return 5, (f"stopped: no {words['min']}imiser: the objective is unbounded on the feasible set: it "
-               f"{words['falls']} at the rate {abs(found[2]):.3g} along a direction the constraints allow "
-               f"from a point that meets them (G d <= 0, E d = 0, H d = 0: a recession direction; both "
-               f"found by linprog)")
+    return Status.NO_MINIMISER, (
+        f"stopped: no {words['min']}imiser: the objective is unbounded on the feasible set: it "
+        f"{words['falls']} at the rate {abs(found[2]):.3g} along a direction the constraints allow "
+        f"from a point that meets them (G d <= 0, E d = 0, H d = 0: a recession direction; both "
+        f"found by linprog)")
 
 
-def _travelled(view, cons, y, task, opts, status: int, message: str) -> tuple[int, str]:
+def _travelled(view, cons, y, task, opts, status: Status, message: str) -> tuple[Status, str]:
     """(status, message) as they were, or status 5 where a convex problem's solve stopped
     (1 or 2) on the way along a recession direction down which f falls without bound,
     checked (`ray`)."""
-    if status not in (1, 2) or not opts.convex or view.xp is not np:
+    if status not in UNFINISHED or not opts.convex or view.xp is not np:
         return status, message
     found = ray.unbounded(view, cons, y, view.pack(task.x0))
     if found is None:
         return status, message
     words = certify.stop_words(opts.sign)
-    return 5, (f"stopped: no {words['min']}imiser: the objective keeps {words['falling']} along the direction "
-               f"of travel, rounded onto the constraints, from a point that meets them (to {opts.sign * found[0]:.6g} "
-               f"at distance {found[1]:.3g}), and the constraints hold along it out to distance {found[2]:.3g} "
-               f"(checked): it is unbounded {words['below']} on the feasible set or its {words['inf']} is not "
-               f"attained")
+    return Status.NO_MINIMISER, (
+        f"stopped: no {words['min']}imiser: the objective keeps {words['falling']} along the direction "
+        f"of travel, rounded onto the constraints, from a point that meets them (to {opts.sign * found[0]:.6g} "
+        f"at distance {found[1]:.3g}), and the constraints hold along it out to distance {found[2]:.3g} "
+        f"(checked): it is unbounded {words['below']} on the feasible set or its {words['inf']} is not "
+        f"attained")
 
 
 def bound_duals(view, y, g) -> dict:

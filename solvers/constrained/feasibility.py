@@ -12,7 +12,7 @@ over the same variables with their bounds and cones, from the point the solve st
 convex, this is a convex problem whose optimum t* is the least largest violation any point
 can have: t* > INFEASIBLE proves that no point satisfies every constraint, and the
 phase's multipliers (nonzero on the constraints that conflict) name them. The result then
-has status 6 at the point of least violation. Where t* is small, the constraints can be
+has status INFEASIBLE at the point of least violation. Where t* is small, the constraints can be
 met and the message says so; the original result stands.
 """
 from __future__ import annotations
@@ -72,7 +72,7 @@ def message(least: float, conflict: list[str]) -> str:
 
 
 def certified(conflict: list[str]) -> str:
-    """The message of status 6 proven by a Farkas certificate (`farkas`)."""
+    """The message of INFEASIBLE proven by a Farkas certificate (`farkas`)."""
     together = " together" if len(conflict) > 1 else ""
     return (f"infeasible: {_listed(conflict)} cannot hold{together} (proven by a Farkas certificate: "
             f"nonnegative weights under which the rows, each divided by a power of 2 near its largest coefficient, sum to "

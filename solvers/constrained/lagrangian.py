@@ -23,11 +23,11 @@ diag(1/p)), refreshed every RESCALE inner iterations: first-order and CG inner m
 stall on such diagonals spanning many decades (p near its strict bound). The inner
 method keeps its memory across outer iterations while rho and the coordinates stay.
 
-Stops (status 0) when the inner solve converged, the Lagrangian's stationarity
+Stops (CONVERGED) when the inner solve converged, the Lagrangian's stationarity
 max|y - P(y - g - J' w)| in the original coordinates is at most gtol and V <= gtol / 100;
-status 1 when the iteration budget (inner iterations, all outer iterations together)
-or MAX_OUTER outer iterations run out; otherwise the inner solve's status (2 line
-search, 3 callback, 4, 5).
+ITERATION_LIMIT when the iteration budget (inner iterations, all outer iterations
+together) or MAX_OUTER outer iterations run out; otherwise with the inner solve's status
+(LINE_SEARCH_FAILED, CALLBACK, NOT_A_MINIMUM, NO_MINIMISER: `solvers.result.Status`).
 """
 from __future__ import annotations
 
@@ -40,6 +40,7 @@ from solvers.methods.history import Iteration
 from solvers.methods.linalg import Blocks, objective_size
 from solvers.methods.loop import max_abs, run, stationarity
 from solvers.objective.smooth import block_axis
+from solvers.result import Family, Status, status_message
 
 RHO0 = 10.0          # the first penalty where f or c is not finite at the start
 FEASIBLE_RHO = 1.0   # the first penalty where the start violates no constraint (`first_penalty`)
@@ -212,7 +213,7 @@ def solve(task, view, cons, make, opts, gtol: float, tol: float):
     inner = _Inner(aug, make, opts, history)
     f0, g0 = view.value_grad(y)
     need = gtol * objective_size(view.xp, f0, g0, y)     # stationarity, in the objective's own scale
-    before, target, status, message = math.inf, need, 1, ""
+    before, target, status, message = math.inf, need, Status.ITERATION_LIMIT, ""
     for k in range(MAX_OUTER):
         scaled = Scaled(aug, scaling(aug, y))
         u = y / scaled.s
@@ -224,19 +225,20 @@ def solve(task, view, cons, make, opts, gtol: float, tol: float):
         aug.mult = aug.xp.where(aug.eq, aug.xp.clip(w, -BIG, BIG), aug.xp.clip(w, 0.0, BIG))
         _note(history[-1], cons.violation(c), stationary, aug)
         status, message = out.status, out.message
-        if out.status == 0 and stationary <= need and V <= VIOLATION * gtol * opts.feasibility:
+        if out.status == Status.CONVERGED and stationary <= need and V <= VIOLATION * gtol * opts.feasibility:
             break
-        if out.status not in (0, 1) or inner.budget <= 0:
-            status = 1 if inner.budget <= 0 and out.status in (0, 1) else out.status
+        if out.status not in (Status.CONVERGED, Status.ITERATION_LIMIT) or inner.budget <= 0:
+            finished = out.status in (Status.CONVERGED, Status.ITERATION_LIMIT)
+            status = Status.ITERATION_LIMIT if inner.budget <= 0 and finished else out.status
             break
-        if out.status == 0 and inner_tol <= target and stationary > need:
+        if out.status == Status.CONVERGED and inner_tol <= target and stationary > need:
             # converged in u, not in y (s < 1 shrinks the gradient): tighten the target
             target = max(target * 0.5 * need / stationary, EPS_TOL)
         if V > SLOW * before:
             aug.rho *= GROW
         before = V if V > 0 else math.inf     # V = 0 (feasible, inactive): no rate to judge
     else:
-        status, message = 1, f"stopped: {MAX_OUTER} outer iterations without the KKT conditions"
+        status, message = Status.ITERATION_LIMIT, f"stopped: {MAX_OUTER} outer iterations without the KKT conditions"
     message = _message(status, message)
     duals = cons.multipliers(aug.mult)
     f, g = view.value_grad(y)
@@ -268,7 +270,7 @@ class _Inner:
             _append(self.history, out.history)
             self.budget -= len(out.history) - 1
             y = scaled.s * out.z
-            if out.status != 1 or scaled.plain or self.budget <= 0:
+            if out.status != Status.ITERATION_LIMIT or scaled.plain or self.budget <= 0:
                 return y, out
             scaled = Scaled(aug, scaling(aug, y))
 
@@ -334,13 +336,11 @@ def _note(it: Iteration, violation: float, stationarity: float, aug: Augmented) 
     it.fallbacks.append(f"augmented Lagrangian: multipliers updated, rho = {aug.rho:.3g}")
 
 
-def _message(status: int, inner: str) -> str:
-    if status == 0:
-        return ("converged: KKT conditions hold (the augmented Lagrangian's max|g| <= gtol, "
-                "violation <= gtol / 100)")
-    if status == 1:
-        return inner if "outer iterations" in inner else \
-            "stopped: the iteration limit was reached before the KKT conditions held"
+def _message(status: Status, inner: str) -> str:
+    """The message of the outer iterations' `status`; `inner`: the last inner solve's (or
+    the outer iteration limit's)."""
+    if status == Status.CONVERGED or (status == Status.ITERATION_LIMIT and "outer iterations" not in inner):
+        return status_message(Family.AUGMENTED, status)
     return inner
 
 

@@ -16,14 +16,16 @@ passes the Armijo test or the residual norm falls by 1% of the step (Boyd's test
 takes the full steps near the solution that the merit, with a large penalty, may refuse).
 If the corrected step fails, the plain Newton step for the same mu is tried.
 
-Stops (status 0) when max|r_d| <= gtol, the largest violation of a constraint <=
+Stops (CONVERGED) when max|r_d| <= gtol, the largest violation of a constraint <=
 gtol / 100 and the duality gap (s.lam + (y - l).zl + (u - y).zu + sum <M, Z>) <=
 max(tol, GAP * (1 + |f|)), scaled down where the objective is small (`gap_needed`):
-for a convex problem f is then within that gap of the optimum. Status 1: the iteration
-limit; 2: no step passed (constraints that may be infeasible, or have no interior); 3:
-the callback; 5: the iterates run off to infinity downhill on the feasible set
-(`run_off`: where they run off at points that violate the constraints, status 2, and
-phase one, `feasibility`, decides whether the constraints can hold at all).
+for a convex problem f is then within that gap of the optimum. ITERATION_LIMIT: the
+iteration limit; LINE_SEARCH_FAILED: no step passed (constraints that may be
+infeasible, or have no interior); CALLBACK; NO_MINIMISER: the iterates run off to
+infinity downhill on the feasible set (`run_off`: where they run off at points that
+violate the constraints, LINE_SEARCH_FAILED, and phase one, `feasibility`, decides
+whether the constraints can hold at all). Statuses: `solvers.result.Status`, their
+fixed texts `solvers.result.MESSAGES` (Family.INTERIOR).
 """
 from __future__ import annotations
 
@@ -37,6 +39,8 @@ from solvers.constrained.feasibility import INFEASIBLE
 from solvers.constrained.interior import Interior, Point, State, System, curvature, finite
 from solvers.methods.history import HEADER, Clock, Iteration, optimize_result, row
 from solvers.methods.linalg import objective_size
+from solvers.result import Family, Status, status_message
+from solvers.task.device import to_host
 from solvers.task.prepare import SolverError
 
 GAP = 1e-10          # duality gap relative to 1 + |f| at which the solve stops
@@ -49,16 +53,6 @@ RHO = 0.1            # the penalty makes the merit's slope at most -RHO times th
 FAR = 1e15           # |y| beyond this: the iterates run off to infinity
 EPS = float(np.finfo(float).eps)
 
-MESSAGES = {
-    0: "converged: KKT conditions hold (max|r_d| <= gtol, violation <= gtol / 100, duality "
-       "gap <= max(tol, 1e-10 (1 + |f|)))",
-    1: "stopped: the iteration limit was reached before the KKT conditions held",
-    2: "stopped: no step along the Newton direction passed the line search (the constraints "
-       "may be infeasible or have no interior, or the problem is badly scaled)",
-    3: "stopped by the callback",
-    5: "stopped: no minimiser: the iterates run off to infinity (the objective is unbounded "
-       "below on the feasible set)",
-}
 RUN_OFF = ("stopped: the iterates run off to infinity, but not downhill on the feasible set (the largest "
            "violation there is {:.3g}, f went from {:.6g} to {:.6g}): the constraints may be infeasible")
 
@@ -69,8 +63,8 @@ class Result:
     `qp`, which evaluates nothing per iterate), the history."""
 
     st: State
-    pt: Point
-    status: int
+    pt: Point | None
+    status: Status
     message: str
     history: list
 
@@ -95,12 +89,12 @@ def _loop(ip: Interior, st: State, pt: Point, max_iter: int, sign: float, clock,
         status, message = _stop(ip, st, pt, it, k, max_iter, history[0].f * sign)
         if status is None:
             found = _iterate(ip, st, pt, it, clock)
-            status, (st, pt) = (2, (st, pt)) if found is None else (None, found)
+            status, (st, pt) = (Status.LINE_SEARCH_FAILED, (st, pt)) if found is None else (None, found)
         _close(it, clock, opts)
-        if status is None and _callback(opts, ip, st, it):
-            status = 3
+        if status is None and callback_stops(opts, ip, st, it):
+            status = Status.CALLBACK
         if status is not None:
-            return Result(st, pt, status, message or MESSAGES[status], history)
+            return Result(st, pt, status, message or status_message(Family.INTERIOR, status), history)
     raise AssertionError("unreachable: the last iteration returns")
 
 
@@ -120,26 +114,26 @@ def gap_needed(xp, tol: float, f: float, g, y) -> float:
 
 
 def _stop(ip: Interior, st: State, pt: Point, it: Iteration, k: int, max_iter: int, f0: float):
-    """(status, its message where not MESSAGES') or (None, None) to go on; f0: f at the start."""
+    """(status, its message where not the table's) or (None, None) to go on; f0: f at the start."""
     if (it.gmax <= ip.gtol and it.violation <= VIOLATION * ip.gtol
             and ip.gap(st) <= gap_needed(ip.xp, ip.tol, pt.f, pt.g, st.y)):
-        return 0, None
+        return Status.CONVERGED, None
     if k == max_iter:
-        return 1, None
+        return Status.ITERATION_LIMIT, None
     if ip.view.n and float(ip.xp.abs(st.y).max()) > FAR:
         return run_off(pt.f, f0, it.violation)
     return None, None
 
 
-def run_off(f: float, f0: float, violation: float) -> tuple[int, str]:
-    """(status, message) where the iterates passed FAR: 5 (no minimiser) where they ran
+def run_off(f: float, f0: float, violation: float) -> tuple[Status, str]:
+    """(status, message) where the iterates passed FAR: NO_MINIMISER where they ran
     off downhill on the feasible set: every constraint held to phase one's threshold
     (`feasibility.INFEASIBLE`, below which it says the constraints can be met) and f
-    below its start f0 by more than 1 + |f0|; else 2 (constraints that cannot all hold
-    let the iterates run off as well)."""
+    below its start f0 by more than 1 + |f0|; else LINE_SEARCH_FAILED (constraints that
+    cannot all hold let the iterates run off as well)."""
     if violation <= INFEASIBLE and f < f0 - (1.0 + abs(f0)):
-        return 5, MESSAGES[5]
-    return 2, RUN_OFF.format(violation, f0, f)
+        return Status.NO_MINIMISER, status_message(Family.INTERIOR, Status.NO_MINIMISER)
+    return Status.LINE_SEARCH_FAILED, RUN_OFF.format(violation, f0, f)
 
 
 def _iterate(ip: Interior, st: State, pt: Point, it: Iteration, clock):
@@ -233,10 +227,11 @@ def _close(it: Iteration, clock, opts) -> None:
         print(row(it) + f"  kkt {it.kkt:.2e}", flush=True)
 
 
-def _callback(opts, ip: Interior, st: State, it: Iteration) -> bool:
+def callback_stops(opts, ip: Interior, st: State, it: Iteration) -> bool:
+    """Whether the user's callback, shown the iterate st as an OptimizeResult, asks to stop
+    (returns true or raises StopIteration); False without a callback."""
     if opts.callback is None:
         return False
-    from solvers.task.device import to_host
     x = {name: to_host(a) for name, a in ip.view.unpack(st.y).items()}
     try:
         fun = it.trials[-1][1] * opts.sign if it.trials else it.f

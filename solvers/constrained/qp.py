@@ -33,11 +33,12 @@ import numpy as np
 
 from solvers.constrained import elimination, lowrank
 from solvers.constrained.interior import Interior, State
-from solvers.constrained.pathfollow import FAR, MESSAGES, VIOLATION, Result, _callback, gap_needed, run_off
+from solvers.constrained.pathfollow import FAR, VIOLATION, Result, callback_stops, gap_needed, run_off
 from solvers.constrained.schur import schur_inverse
 from solvers.methods.history import HEADER, Iteration, row
 from solvers.methods.linalg import NO_SHIFT, Blocks, Factor, shifted
 from solvers.objective.constraints import affine_in
+from solvers.result import Family, Status, status_message
 from tensorcalc import Expr
 from tensorcalc.algebra.degree import degree
 
@@ -267,8 +268,8 @@ def _loop(ip: Interior, mth: Method, it: Iterate, max_iter: int, sign: float, hi
             it = moved
         if opts.verbose:
             print(row(record) + f"  kkt {record.kkt:.2e}", flush=True)
-        if status is None and opts.callback is not None and _callback(opts, ip, _state(mth, it), record):
-            status = 3
+        if status is None and opts.callback is not None and callback_stops(opts, ip, _state(mth, it), record):
+            status = Status.CALLBACK
         if status is not None:
             return _result(ip, mth, it, status, history, message)
     raise AssertionError("unreachable: the last iteration returns")
@@ -284,11 +285,11 @@ def _check(ip: Interior, mth: Method, it: Iterate, f: float, need: float, rd, k:
     record = Iteration(k, sign * f, stat, kkt=max(stat, viol, comp), violation=viol)
     gap = float(it.t @ it.z)
     if stat <= ip.gtol and viol <= VIOLATION * ip.gtol and gap <= need:
-        return 0, record
+        return Status.CONVERGED, record
     if k == max_iter:
-        return 1, record
+        return Status.ITERATION_LIMIT, record
     if not math.isfinite(f) or not bool(xp.isfinite(rd).all()):
-        return 2, record
+        return Status.LINE_SEARCH_FAILED, record
     return None, record
 
 
@@ -336,8 +337,8 @@ def _state(mth: Method, it: Iterate) -> State:
     return State(it.y, it.t[:mg], it.z[:mg], it.nu, zl, zu, [], 0.0)
 
 
-def _result(ip: Interior, mth: Method, it: Iterate, status: int, history: list, message=None) -> Result:
-    return Result(_state(mth, it), None, status, message or MESSAGES[status], history)
+def _result(ip: Interior, mth: Method, it: Iterate, status: Status, history: list, message=None) -> Result:
+    return Result(_state(mth, it), None, status, message or status_message(Family.INTERIOR, status), history)
 
 
 __all__ = ["applies", "solve"]

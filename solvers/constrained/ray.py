@@ -1,8 +1,8 @@
 """Unbounded convex problems told apart from a solve that stalled: a feasible point and
 a direction of travel along which the constraints keep holding and f keeps falling.
 
-A constrained solve of a problem proven convex may stop without converging (status 1 or
-2) because the objective has no minimum on the feasible set: the iterates run off along
+A constrained solve of a problem proven convex may stop without converging (ITERATION_LIMIT
+or LINE_SEARCH_FAILED) because the objective has no minimum on the feasible set: the iterates run off along
 a recession direction while a barrier keeps them inside (tr(X) over nsd X with q'Xq = 0).
 `unbounded` turns such a stop into a certificate, never into a guess:
 
@@ -23,7 +23,7 @@ a recession direction while a barrier keeps them inside (tr(X) over nsd X with q
    leaves points on a cone's boundary, which the barrier's view calls outside). A convex feasible set that holds y and
    y + s d holds the segment between them.
 
-Only then is the stop status 5; a direction that fails any check leaves the status as
+Only then is the stop NO_MINIMISER; a direction that fails any check leaves the status as
 it was (a false "unbounded" is as wrong as a false success).
 """
 from __future__ import annotations
