@@ -16,6 +16,7 @@ from typing import Callable
 from solvers.methods import stopping as certify
 from solvers.methods.history import HEADER, Clock, Iteration, optimize_result, row
 from solvers.methods.linesearch import backtrack
+from solvers.objective.protocol import Smooth
 from solvers.objective.trials import along
 from solvers.result import Family, Status, status_message
 from solvers.task.prepare import SolverError
@@ -46,8 +47,9 @@ class Method:
     The defaults: `trial` evaluates a line-search trial point by value, `update(s, y)`
     (learning from an accepted step s and the gradient change y) does nothing, the
     line search first tries the step 1, `restart()` (after a step away from a saddle)
-    forgets nothing, and `hessian(obj, z, extra)` is None: the second-order check at
-    the end uses Hessian-vector products."""
+    forgets nothing, `hessian(obj, z, extra)` is None: the second-order check at
+    the end uses Hessian-vector products, and `face` is the objective itself. `obj` is
+    always a `solvers.objective.protocol.Smooth`."""
 
     name, newton = "method", False
 
@@ -66,6 +68,10 @@ class Method:
     def first_step(self, d, g) -> float:
         return 1.0
 
+    def face(self, obj: Smooth, z, g) -> Smooth:
+        """What `certify` examines at z: the objective (a projected method's: on the face of z)."""
+        return obj
+
 
 def max_abs(obj, g) -> float:
     """max|g| as a host scalar (0 for no variables)."""
@@ -75,8 +81,7 @@ def max_abs(obj, g) -> float:
 def stationarity(obj, z, g):
     """g, or z - P(z - g) where the objective has a `box` of closed bounds (P projects on
     it): zero exactly at a point that satisfies the first-order conditions."""
-    box = getattr(obj, "box", None)
-    return g if box is None else z - box.project(obj.xp, z - g)
+    return g if obj.box is None else z - obj.box.project(obj.xp, z - g)
 
 
 def projected_gradient(obj, z, g):
@@ -91,10 +96,6 @@ def projected_gradient(obj, z, g):
     return pg, obj._projected[3]
 
 
-def _face(method, obj, z, g):
-    """What `certify` examines: a projected method's objective on the face of z."""
-    face = getattr(method, "face", None)
-    return obj if face is None else face(obj, z, g)
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,7 @@ def run(obj, method, z, opts: Options) -> Outcome:
             progress.f_start = progress.f_last = f
         if s_prev is not None:
             method.update(s_prev, g - g_prev)
-        gmax = max_abs(obj, g) if getattr(obj, "box", None) is None else projected_gradient(obj, z, g)[1]
+        gmax = max_abs(obj, g) if obj.box is None else projected_gradient(obj, z, g)[1]
         it = Iteration(k, opts.sign * f, gmax)
         history.append(it)
         status, d, d_point = iterate(obj, method, z, f, g, extra, it, opts, clock, k, progress)
@@ -157,7 +158,7 @@ def run(obj, method, z, opts: Options) -> Outcome:
         message = _message(status, method, it, f) if status is not None else None
         if status in (0, 1, 2):
             with clock("eval"):
-                verdict = certify.examine(_face(method, obj, z, g), z, f, g, lambda: method.hessian(obj, z, extra),
+                verdict = certify.examine(method.face(obj, z, g), z, f, g, lambda: method.hessian(obj, z, extra),
                                           opts, start, (s_prev, z - start), status)
             leave = verdict.point is not None and k < opts.max_iter and escapes < MAX_ESCAPES
             escapes += leave
@@ -168,7 +169,7 @@ def run(obj, method, z, opts: Options) -> Outcome:
             close(it, clock, opts)
             return Outcome(z, f, g, status, message, history)
         # the step taken: on a projected path (a box) not a multiple of d
-        s_prev = it.step * d if getattr(obj, "box", None) is None else d_point - z
+        s_prev = it.step * d if obj.box is None else d_point - z
         g_prev, z = g, d_point
         close(it, clock, opts)
         if _callback(opts, obj, z, it):
@@ -232,7 +233,7 @@ def _search(obj, z, f, g, dr: Direction, method, opts: Options, it: Iteration):
     if not dr.gradient:
         candidates.append((None, min(1.0, 1.0 / it.gmax)))     # -g, made only if needed
     points: dict[float, object] = {}
-    box = getattr(obj, "box", None)
+    box = obj.box
 
     def phi(t: float) -> float:
         points[t] = z + t * d if box is None else box.path(obj.xp, z, d, t)
@@ -276,7 +277,7 @@ def _more_to_gain(obj, f: float, g, dr: Direction, progress: Progress, k: int) -
     passes); on objectives of ordinary scale the prediction is far below both. A method
     without curvature predicts by the last step's decrease as well (L-BFGS's first step
     knows no scale: it tries one step from the start)."""
-    if getattr(obj, "box", None) is not None:
+    if obj.box is not None:
         return False
     if math.isnan(dr.decrement) and k == 0:
         return True
@@ -290,7 +291,7 @@ def _at_rounding_level(obj, z, f: float, g, dr: Direction) -> bool:
     max|z|) is under 1e4 eps |f|: no point float64 can hold is better, though max|g|
     stays above an absolute gtol (an objective of size 1e10 carries gradient rounding
     near 1e-5); at ordinary scales the last test never holds above gtol."""
-    if math.isnan(dr.decrement) or dr.gradient or dr.damping or getattr(obj, "box", None) is not None:
+    if math.isnan(dr.decrement) or dr.gradient or dr.damping or obj.box is not None:
         return False
     xp = obj.xp
     size = float(xp.abs(z).max()) if obj.n else 0.0

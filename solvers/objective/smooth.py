@@ -22,6 +22,7 @@ import tensorcalc as tc
 from convexcheck.problem.admissible import in_bounds
 from solvers.methods.linalg import Blocks
 from solvers.objective.hoist import hoist
+from solvers.objective.protocol import Box
 from solvers.objective.structure import block_form
 from solvers.task.device import to_device
 from solvers.task.distributed import evaluated, kept, placed
@@ -33,7 +34,10 @@ from tensorcalc.store import cache
 
 
 class Objective:
-    """f of the flat vector z for `task` on the array module `xp`."""
+    """f of the flat vector z for `task` on the array module `xp`: a `protocol.Smooth`
+    (its box None: declared bounds of an `Objective` are strict, kept by `inside`)."""
+
+    box: Box | None = None
 
     def __init__(self, task: Task, xp):
         self.task, self.xp = task, xp

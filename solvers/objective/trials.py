@@ -22,6 +22,7 @@ import math
 
 import tensorcalc as tc
 from solvers.objective.hoist import hoist
+from solvers.objective.smooth import Objective
 from solvers.task.distributed import client, evaluated, fits, persisted
 from tensorcalc import dag
 from tensorcalc.arrays import is_dask
@@ -32,10 +33,9 @@ from tensorcalc.memo import memoized
 def along(obj, z, d):
     """f(z + t d) as a function of (t, point) for the trials of one direction, or None
     (see the module)."""
-    task = getattr(obj, "task", None)
-    if task is None or type(obj).__name__ != "Objective" or not any(map(is_dask, obj.fixed.values())):
+    if type(obj) is not Objective or not any(map(is_dask, obj.fixed.values())):
         return None
-    split = _split(task.expr, obj.names)
+    split = _split(obj.task.expr, obj.names)
     return None if split is None else _Along(obj, z, d, *split)
 
 
