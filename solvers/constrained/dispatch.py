@@ -30,15 +30,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from solvers.constrained import farkas, interior, lagrangian, pathfollow, qp, ray, recession
 from solvers.constrained.bounds import Projected
+from solvers.constrained.kkt import Solved, bound_duals, bound_multipliers, finish
 from solvers.constrained.space import View
 from solvers.methods import stopping as certify
-from solvers.methods.loop import Outcome, run
+from solvers.methods.loop import run
 from solvers.objective.constraints import Constraints, affine_in, bound_violation
 from solvers.objective.smooth import block_axis
 from solvers.result import Status
@@ -47,16 +47,6 @@ from solvers.task.device import to_host
 AUTO_DENSE = 1000       # at most this many entries: auto builds the Hessian (Newton)
 AUTO_QP = 4000          # and for a QP, whose augmented Lagrangian converges slowly
 UNFINISHED = (Status.ITERATION_LIMIT, Status.LINE_SEARCH_FAILED)   # stops examined for no minimiser
-
-
-@dataclass
-class Solved(Outcome):
-    """The end of a solve in the Objective's coordinates (`loop.Outcome`: z with every
-    entry, f and the objective's gradient g there, minimised sign), and the constrained
-    extras."""
-
-    violation: float
-    multipliers: dict
 
 
 def solve(task, obj, name: str, make, opts, gtol: float, tol: float) -> Solved:
@@ -104,7 +94,7 @@ def _interior(task, view, cons, opts, gtol, tol) -> Solved:
     rows = ip.xp.zeros(cons.m)
     rows[~ip.eq], rows[ip.eq] = st.lam, st.nu
     duals = cons.multipliers(rows)
-    duals.update(_by_variable(view, st.zl, st.zu, ip.hasL, ip.hasU))
+    duals.update(bound_multipliers(view, st.zl, st.zu, ip.hasL, ip.hasU))
     duals.update({f"cone of {c.name}": to_host(Z) for c, Z in zip(view.space.cones, st.Z)})
     return finish(view, cons, st.y, res.status, res.message, res.history, duals)
 
@@ -141,38 +131,6 @@ def _travelled(view, cons, y, task, opts, status: Status, message: str) -> tuple
         f"at distance {found[1]:.3g}), and the constraints hold along it out to distance {found[2]:.3g} "
         f"(checked): it is unbounded {words['below']} on the feasible set or its {words['inf']} is not "
         f"attained")
-
-
-def bound_duals(view, y, g) -> dict:
-    """Multipliers of the closed bounds at a solution of the projected methods: the
-    gradient where a coordinate sits on its bound and g pushes outwards."""
-    if view.box is None:
-        return {}
-    xp, box = view.xp, view.box
-    at_lower, at_upper = y <= box.lower, y >= box.upper
-    zl = xp.where(at_lower, xp.maximum(g, 0.0), 0.0)
-    zu = xp.where(at_upper, xp.maximum(-g, 0.0), 0.0)
-    return _by_variable(view, zl, zu, xp.isfinite(box.lower), xp.isfinite(box.upper))
-
-
-def _by_variable(view, zl, zu, hasL, hasU) -> dict:
-    """Bound multipliers as arrays of each variable's shape, for the variables with bounds."""
-    out = {}
-    for side, z, has in (("lower", zl, hasL), ("upper", zu, hasU)):
-        full_has = view.unpack(view.xp.asarray(has, dtype=bool))
-        for name, values in view.unpack(z).items():
-            if bool(full_has[name].any()):
-                out[f"{side} bound of {name}"] = to_host(values)
-    return out
-
-
-def finish(view, cons, y, status, message, history, multipliers) -> Solved:
-    """`Solved` at y: the objective's value and full gradient, and the violation."""
-    z = view.space.lift(y)
-    f, g = view.obj.value_grad(z)
-    violation = max(cons.violation(cons.values(y)), bound_violation(view, y))
-    return Solved(z, f, g, status, message, history, violation if math.isfinite(violation) else math.inf,
-                  multipliers)
 
 
 def infeasible_rows(task, obj) -> list[str] | None:

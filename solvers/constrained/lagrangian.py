@@ -35,6 +35,7 @@ import dataclasses
 import math
 
 from solvers.constrained.bounds import Projected
+from solvers.constrained.kkt import Solved, bound_duals, finish
 from solvers.constrained.space import Box, dense
 from solvers.methods.history import Iteration
 from solvers.methods.linalg import Blocks, objective_size
@@ -204,10 +205,9 @@ def _diagonal(aug: Augmented, y):
     return d + active @ (J * J)
 
 
-def solve(task, view, cons, make, opts, gtol: float, tol: float):
+def solve(task, view, cons, make, opts, gtol: float, tol: float) -> Solved:
     """Minimise by augmented Lagrangian outer iterations (see the module docstring);
-    `make()` gives a fresh inner method. Returns `constrained.Solved`."""
-    from solvers.constrained.dispatch import bound_duals, finish
+    `make()` gives a fresh inner method."""
     y, history = view.pack(task.x0), []
     aug = Augmented(view, cons, first_penalty(view, cons, y))
     inner = _Inner(aug, make, opts, history)

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
@@ -41,6 +40,7 @@ from solvers.objective.constraints import affine_in
 from solvers.result import Family, Status, status_message
 from tensorcalc import Expr
 from tensorcalc.algebra.degree import degree
+from tensorcalc.memo import memoized
 
 TAU = 0.995          # fraction of the step to the boundary
 FLOOR = 0.1          # mu is not aimed below this share of the gap the stop needs (per pair)
@@ -56,7 +56,7 @@ def applies(task) -> bool:
             and all(affine_in(c.expr, names) for c in task.constraints))
 
 
-@lru_cache(maxsize=256)
+@memoized(maxsize=256)
 def _quadratic(expr: Expr, names: tuple[str, ...]) -> bool:
     return degree(expr, names) <= 2
 

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 from types import SimpleNamespace
 
 import numpy as np
 
 from solvers.methods.linalg import Blocks, cholesky
+from tensorcalc.memo import memoized
 
 TAU = 0.995          # a step goes at most this fraction of the way to a strict bound
 
@@ -199,7 +199,7 @@ def _layout(free: tuple, offsets: tuple, xp) -> tuple[Space, Box | None]:
     return _kept(free, offsets)
 
 
-@lru_cache(maxsize=64)
+@memoized(maxsize=64)
 def _kept(free: tuple, offsets: tuple) -> tuple[Space, Box | None]:
     space, box = _built(free, offsets, np)
     arrays = [space.up, space.down, space.back, space.twin]
