@@ -13,7 +13,8 @@ the size of the original variables, not twice it or more. G is kept sparse (CSR)
 most of its entries are 0 (a lifted lasso's rows have two), so forming K costs what G
 holds (dense below BIG entries, where that is cheaper). Every solve is refined once from
 K's parts, as `lowrank` does: the Schur complement subtracts large terms on active
-constraints and its rounding would otherwise reach the step (Higham, Accuracy and Stability of Numerical Algorithms, ch. 12).
+constraints and its rounding would otherwise reach the step (Higham, Accuracy and
+Stability of Numerical Algorithms, ch. 12).
 """
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from solvers.methods.linalg import Array, Cholesky, Module, barrier_shifts, shifted
+from solvers.methods.linalg import Cholesky, barrier_shifts, shifted
+from tensorcalc.arrays import Array, ArrayModule
 
 SPARSE = 0.05          # G kept sparse below this density, when it has more than BIG entries
 BIG = 50_000           # (below, SciPy's sparse bookkeeping costs more than dense products)
@@ -46,7 +48,7 @@ class Structure:
     H: np.ndarray
 
 
-def structure(xp: Module, H: Array, G: Array) -> Structure | None:
+def structure(xp: ArrayModule, H: Array, G: Array) -> Structure | None:
     """The elimination's structure for a dense H and rows G (host arrays), or None when
     too few coordinates qualify."""
     if xp is not np or not isinstance(H, np.ndarray) or H.ndim != 2:

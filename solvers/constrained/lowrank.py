@@ -25,14 +25,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from solvers.methods.linalg import Array, Blocks, Module, cho_solve, cholesky
+from solvers.methods.linalg import Blocks, cho_solve, cholesky
+from tensorcalc.arrays import Array, ArrayModule
 
 
 @dataclass
 class LowRankFactor:
     """K^-1 applied by `solve` (a `methods.linalg.Factor`); built by `factor`."""
 
-    xp: Module
+    xp: ArrayModule
     H: Blocks            # the blocks of the Hessian
     d: Array             # the diagonal added to them (n,); for a diagonal H, H's plus it
     L: Array             # Cholesky factors of B's blocks (k x r x r), or B's diagonal when r = 1
@@ -76,7 +77,7 @@ class LowRankFactor:
         return _join(xp, H, out).reshape(rhs.shape)
 
 
-def factor(xp: Module, H: Blocks, diagonal: Array, rows: Array, weights: Array) -> LowRankFactor | None:
+def factor(xp: ArrayModule, H: Blocks, diagonal: Array, rows: Array, weights: Array) -> LowRankFactor | None:
     """The factor of K = H + diag(diagonal) + rows' diag(weights) rows (`weights` >= 0), or
     None when H + diag(diagonal) has a block that is not positive definite."""
     k, r, _ = H.blocks.shape
@@ -101,18 +102,18 @@ def factor(xp: Module, H: Blocks, diagonal: Array, rows: Array, weights: Array) 
     return fac if fac.M is not None else None
 
 
-def times(xp: Module, H: Array | Blocks, v: Array) -> Array:
+def times(xp: ArrayModule, H: Array | Blocks, v: Array) -> Array:
     """H v for a dense or block-diagonal H."""
     return matvec(xp, H, v) if isinstance(H, Blocks) else H @ v
 
 
-def matvec(xp: Module, H: Blocks, v: Array) -> Array:
+def matvec(xp: ArrayModule, H: Blocks, v: Array) -> Array:
     """H v for a block-diagonal H and a flat vector v."""
     parts = H.split(xp, v)
     return H.join(xp, xp.einsum("kab,kb->ka", H.blocks, parts))
 
 
-def _split(xp: Module, H: Blocks, cols: Array) -> Array:
+def _split(xp: ArrayModule, H: Blocks, cols: Array) -> Array:
     """Columns (n x q) of flat vectors of the variable, as k x r x q."""
     q = cols.shape[1]
     if H.axis == 0:                      # already in block order
@@ -121,7 +122,7 @@ def _split(xp: Module, H: Blocks, cols: Array) -> Array:
     return moved.reshape(H.blocks.shape[:2] + (q,))
 
 
-def _join(xp: Module, H: Blocks, parts: Array) -> Array:
+def _join(xp: ArrayModule, H: Blocks, parts: Array) -> Array:
     """The inverse of `_split`: k x r x q back to n x q."""
     q = parts.shape[2]
     if H.axis == 0:

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import math
 
-from solvers.methods.linalg import Array, Module
+from tensorcalc.arrays import Array, ArrayModule
 
 DEPENDENT = 1e-13    # an eigenvalue of a Schur complement at most this share of the largest: 0
 
 
-def schur_inverse(xp: Module, S: Array) -> Array:
+def schur_inverse(xp: ArrayModule, S: Array) -> Array:
     """The inverse of the equalities' Schur complement S = J_e K^-1 J_e' (symmetric,
     positive semidefinite), rank-revealing: by its eigendecomposition, the directions
     whose eigenvalue is at most DEPENDENT times the largest dropped (a pseudo-inverse).
@@ -30,6 +30,6 @@ def schur_inverse(xp: Module, S: Array) -> Array:
     return (V[:, keep] / w[keep]) @ V[:, keep].T
 
 
-def solve_small(xp: Module, S: Array, rhs: Array) -> Array:
+def solve_small(xp: ArrayModule, S: Array, rhs: Array) -> Array:
     """S^+ rhs for the equalities' Schur complement (`schur_inverse`)."""
     return schur_inverse(xp, S) @ rhs

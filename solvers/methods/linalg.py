@@ -19,8 +19,7 @@ from typing import Any, ContextManager, Protocol
 import numpy as np
 from scipy.linalg import lapack
 
-Array = Any          # a NumPy or CuPy array (neither ships types that cover both)
-Module = Any         # the array module: numpy or cupy
+from tensorcalc.arrays import Array, ArrayModule
 
 BETA = 1e-3          # Newton's first shift, relative to the largest diagonal entry
 MAX_SHIFTS = 60      # Newton's tau doubles each time; 60 doublings reach any finite scale
@@ -47,11 +46,11 @@ class Blocks:
     axis: int
     shape: tuple[int, ...]
 
-    def split(self, xp: Module, v: Array) -> Array:
+    def split(self, xp: ArrayModule, v: Array) -> Array:
         """A flat vector of the variable, as (number of blocks, R)."""
         return xp.moveaxis(v.reshape(self.shape), self.axis, 0).reshape(self.blocks.shape[:2])
 
-    def join(self, xp: Module, w: Array) -> Array:
+    def join(self, xp: ArrayModule, w: Array) -> Array:
         """The inverse of `split`: (number of blocks, R) back to a flat vector."""
         moved = (self.shape[self.axis],) + self.shape[:self.axis] + self.shape[self.axis + 1:]
         return xp.moveaxis(w.reshape(moved), 0, self.axis).reshape(-1)
@@ -63,7 +62,7 @@ class Cholesky:
     is read), or by the factors (k x R x R) of the blocks of `blocks`, solving a flat
     vector. A `Factor`; for a dense A, `solve` also takes the columns of a matrix."""
 
-    xp: Module
+    xp: ArrayModule
     L: Array
     tau: float = 0.0
     blocks: Blocks | None = None
@@ -140,7 +139,7 @@ def barrier_shifts(first: float, last: float) -> Shifts:
     return Shifts(0.0, first, HUNDREDFOLD, BARRIER_SHIFTS, max(first, last))
 
 
-def newton_step(xp: Module, H: Array | Blocks, g: Array) -> Step:
+def newton_step(xp: ArrayModule, H: Array | Blocks, g: Array) -> Step:
     """The (damped) Newton direction for a dense Hessian matrix or `Blocks`."""
     A = H.blocks if isinstance(H, Blocks) else H
     diag = A.diagonal(axis1=-2, axis2=-1)
@@ -150,12 +149,12 @@ def newton_step(xp: Module, H: Array | Blocks, g: Array) -> Step:
     return Step(-found.factor.solve(g), found.tau, found.failed, found.factor)
 
 
-def solve(xp: Module, factor: Factor, g: Array) -> Array:
+def solve(xp: ArrayModule, factor: Factor, g: Array) -> Array:
     """factor^-1 g (`factor.solve(g)`; `xp` unused, kept for `methods.newton`)."""
     return factor.solve(g)
 
 
-def shifted(xp: Module, A: Array | Blocks, policy: Shifts) -> Shifted:
+def shifted(xp: ArrayModule, A: Array | Blocks, policy: Shifts) -> Shifted:
     """The factor of A + tau I (A dense, or `Blocks`, whose blocks share tau) for the
     first tau of `policy` that makes it numerically positive definite."""
     H = A if isinstance(A, Blocks) else None
@@ -175,7 +174,7 @@ def shifted(xp: Module, A: Array | Blocks, policy: Shifts) -> Shifted:
     return Shifted(None, tau, policy.attempts)
 
 
-def _lower(xp: Module, A: Array) -> Array | None:
+def _lower(xp: ArrayModule, A: Array) -> Array | None:
     """The lower Cholesky factor for `shifted`, or None: one float64 matrix on the host by
     dpotrf without zeroing the upper triangle (solves read only the lower one), trusted
     when dpotrf succeeds and the diagonal is finite (dpotrf fails on a diagonal entry
@@ -187,7 +186,7 @@ def _lower(xp: Module, A: Array) -> Array | None:
     return cholesky(xp, A)
 
 
-def cholesky(xp: Module, A: Array) -> Array | None:
+def cholesky(xp: ArrayModule, A: Array) -> Array | None:
     """The lower Cholesky factor(s) of A (batched over leading axes), or None when A is
     not numerically positive definite. One float64 matrix on the host is factored by
     LAPACK's dpotrf directly (the routine NumPy calls, without its wrapper's checks)."""
@@ -203,7 +202,7 @@ def cholesky(xp: Module, A: Array) -> Array | None:
     return factor if bool((diag > 0).all()) and bool(xp.isfinite(factor).all()) else None
 
 
-def _factored(xp: Module, A: Array) -> Array | None:
+def _factored(xp: ArrayModule, A: Array) -> Array | None:
     """The array module's Cholesky factor(s) of A, or None where it reports failure."""
     try:
         with _raising(xp):
@@ -216,7 +215,7 @@ def _factored(xp: Module, A: Array) -> Array | None:
         return None
 
 
-def _raising(xp: Module) -> ContextManager[Any]:
+def _raising(xp: ArrayModule) -> ContextManager[Any]:
     """CuPy checks the factorisation status only when asked to."""
     if xp is np:
         return contextlib.nullcontext()
@@ -224,7 +223,7 @@ def _raising(xp: Module) -> ContextManager[Any]:
     return cupyx.errstate(linalg="raise")
 
 
-def cho_solve(xp: Module, L: Array, rhs: Array) -> Array:
+def cho_solve(xp: ArrayModule, L: Array, rhs: Array) -> Array:
     """x with L L^T x = rhs (only L's lower triangle read): triangular solves for one
     matrix (rhs a vector or columns), batched solves for blocks (k x R x R, rhs k x R x q)."""
     if L.ndim == 2:
@@ -239,10 +238,7 @@ def cho_solve(xp: Module, L: Array, rhs: Array) -> Array:
     return xp.linalg.solve(xp.swapaxes(L, -1, -2), y)
 
 
-_solve = cho_solve   # the old name, which `cluster.rowfactor` imports until it takes `cho_solve`
-
-
-def objective_size(xp: Module, f: float, g: Array, y: Array) -> float:
+def objective_size(xp: ArrayModule, f: float, g: Array, y: Array) -> float:
     """min(1, |f| + max|g| (1 + max|y|)): the objective's size near y, below 1 only for
     an objective of tiny scale (an LP whose costs are 1e-9), whose stopping tests are
     scaled down by it (`pathfollow.gap_needed`, the augmented Lagrangian's stationarity);
