@@ -164,8 +164,8 @@ def _part(problem: Problem, part: Part, names: list[str], run: _Run, bar) -> Par
             Certificate(True, True, ["no variable occurs: constant"])
     except BudgetSpent as spent:
         bar.update(1)
-        return PartReport(part, names, *[_side(k, Certificate(), None, [], spent.stage) for k in KINDS],
-                          budget=spent.stage)
+        convex, concave = (_side(k, Certificate(), None, [], spent.stage) for k in KINDS)
+        return PartReport(part, names, convex, concave, budget=spent.stage)
     conditions = _conditions(problem, part, names, cert, deadline) if names else []
     want = tuple(side for side, done in (("convex", cert.convex), ("concave", cert.concave)) if not done)
     samples = run.samples if want else min(run.samples, GUARD_SAMPLES)
@@ -177,10 +177,10 @@ def _part(problem: Problem, part: Part, names: list[str], run: _Run, bar) -> Par
     except BudgetSpent:
         evidence = None                             # spent before the first point: nothing seen
     inconsistencies = _guard(cert, evidence)
-    sides = [_side(kind, cert, None if kind in inconsistencies else evidence, conditions, deadline.spent)
-             for kind in KINDS]
+    convex, concave = (_side(kind, cert, None if kind in inconsistencies else evidence, conditions, deadline.spent)
+                       for kind in KINDS)
     bar.update(1)
-    return PartReport(part, names, *sides, cert, evidence, list(inconsistencies.values()), deadline.spent)
+    return PartReport(part, names, convex, concave, cert, evidence, list(inconsistencies.values()), deadline.spent)
 
 
 def _with_chords(expr, problem: Problem, names: list[str], evidence, want, run: _Run):

@@ -71,7 +71,7 @@ class Deadline:
         """Raise BudgetSpent if the budget is spent; `stage` (text, or a function giving
         it, formed only then) names the step about to start."""
         if self.stop(stage):
-            raise BudgetSpent(self.spent)
+            raise BudgetSpent(self.spent or "")          # `stop` has named the step
 
     def stop(self, stage: str | Callable[[], str]) -> bool:
         """As `check`, but answering whether to stop instead of raising: for a loop that

@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from convexcheck.hessian.certificate import Certificate
 from convexcheck.problem.model import Part, Problem
+from convexcheck.witness.sampling import Evidence, Witness
 
 VERDICTS = ("proven", "disproved", "unknown")
 WIDTH = 100
@@ -19,7 +21,7 @@ class Side:
 
     status: str
     proof: list[str] = field(default_factory=list)
-    witness: object = None
+    witness: Witness | None = None
     failures: list[str] = field(default_factory=list)
     conditions: list[str] = field(default_factory=list)
 
@@ -30,8 +32,8 @@ class PartReport:
     variables: list[str]
     convex: Side
     concave: Side
-    certificate: object = None
-    evidence: object = None
+    certificate: Certificate | None = None
+    evidence: Evidence | None = None
     inconsistencies: list[str] = field(default_factory=list)
     budget: str | None = None        # the step the analysis budget ran out on, if it did by the end of this part
 

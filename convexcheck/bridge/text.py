@@ -38,7 +38,7 @@ def fit(a: Node, shape) -> str:
     if a.shape == tuple(shape) or a.number:
         return a.text
     if a.shape == () or a.scalar is not None:
-        return full(scalar(a), shape)
+        return full(a.text if a.scalar is None else a.scalar, shape)
     raise ProblemError(f"broadcasting shape {a.shape} to {tuple(shape)} is not supported; "
                        f"make the shapes equal (e.g. with cp.reshape)")
 

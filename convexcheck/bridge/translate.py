@@ -146,7 +146,7 @@ class _Translator:
         whose words `constant_attributes` reads, and an expression is left as it is."""
         if not e.variables() or e.args:
             return
-        decl = self.decls.get(self.names.get(("variable", e.id)), [None, None, []])
+        decl = self.decls.get(self.names.get(("variable", e.id), ""), [None, None, []])
         decl[2] = ["pd" if w == "psd" else w for w in decl[2]]
 
     def leaf(self, e, kind: str) -> Node:

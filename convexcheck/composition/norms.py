@@ -24,6 +24,7 @@ import math
 from fractions import Fraction
 from typing import NamedTuple
 
+from convexcheck.composition.verdict import WalkView
 from convexcheck.signs.definite import form
 from tensorcalc import dag
 from tensorcalc.dag import Const, Elementwise, Expr, Gather, Power, Product, Sum
@@ -66,7 +67,7 @@ def _exact_step(m: Expr, args: list) -> Fraction | None:
     return None
 
 
-def exponent_range(walk, e: Expr) -> tuple:
+def exponent_range(walk: WalkView, e: Expr) -> tuple:
     """(lo, hi): bounds on every value of the exponent `e` (which reads no variable),
     exact where `e` is a number, else its interval's ends; Fractions, or +-inf."""
     value = exact(e)
@@ -81,10 +82,11 @@ def _rational(x: float) -> Fraction | float:
     return Fraction(x) if math.isfinite(x) else x
 
 
-def degree(walk, node: Expr) -> Degree | None:
+def degree(walk: WalkView, node: Expr) -> Degree | None:
     """The Degree of `node` read as a combination S (see the module docstring), or None.
     Walks the combination top-down once (an explicit stack: any depth; a shared part once)."""
-    least, exponents, stack, seen = math.inf, set(), [node], set()
+    least, stack, seen = math.inf, [node], set()
+    exponents: set | None = set()
     while stack:
         m = stack.pop()
         if m in seen:
@@ -111,7 +113,7 @@ def degree(walk, node: Expr) -> Degree | None:
     return Degree(least, None if exponents is None else frozenset(exponents))
 
 
-def _leaf(walk, m: Expr):
+def _leaf(walk: WalkView, m: Expr):
     """(e, E) for a power leaf w^E (e a lower bound of E), (2, None) for a psd form, or None."""
     if isinstance(m, Power) and not walk.reads[m.args[1]]:
         w, e_node = m.args
@@ -128,13 +130,13 @@ def _leaf(walk, m: Expr):
     return None
 
 
-def _abs_convex(walk, u: Expr) -> bool:
+def _abs_convex(walk: WalkView, u: Expr) -> bool:
     """|u| is convex: u affine, or convex and >= 0, or concave and <= 0."""
     c, iv = walk.child(u).curvature, walk.interval(u)
     return c.affine or (c.convex and iv.nonneg) or (c.concave and iv.nonpos)
 
 
-def _combination_parts(walk, m: Expr) -> tuple | None:
+def _combination_parts(walk: WalkView, m: Expr) -> tuple | None:
     """The parts of which every entry of m is a nonnegative combination: a sum's terms, a
     gather's source (entries or zeros), a product's one reading operand when the others
     (read once, constants) are >= 0; None for anything else."""
@@ -148,7 +150,7 @@ def _combination_parts(walk, m: Expr) -> tuple | None:
     return None
 
 
-def norm_power(walk, base: Expr, exponent: Expr) -> str | None:
+def norm_power(walk: WalkView, base: Expr, exponent: Expr) -> str | None:
     """The norm, in words, when base^exponent is a q-norm to a power >= 1: the exponent is
     1/E for the one exponent E of every leaf (E >= 1: the E-norm itself, for a parameter E
     too), or q > 1 and every value r of the exponent has r q >= 1 (exactly). (For q = 1,

@@ -15,25 +15,16 @@ analyses `signs` and `declared`) and a node, and returns a `Verdict` or None:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from convexcheck.composition import atoms
 from convexcheck.composition.atoms import CONCAVE, CONSTANT, CONVEX, Curvature
 from convexcheck.composition.norms import degree
+from convexcheck.composition.verdict import Verdict, WalkView
 from convexcheck.signs.intervals import Interval, add, excludes_zero, meet, scale
 from convexcheck.signs.signs import Signs
 from tensorcalc.dag import Const, Elementwise, Expr, Gather, Power, Product, Sum, Var
 
 WHY_LIMIT = 160
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """A node's entrywise curvature and why, in words."""
-
-    curvature: Curvature
-    why: str
-    hessian: tuple[str, ...] = ()          # the Hessian certificates' rules used below this node
 
 
 def hessian_rules(parts) -> tuple[str, ...]:
@@ -46,7 +37,7 @@ def describe(v: Verdict) -> str:
     return word if v.curvature.affine or v.curvature.constant or v.why == word else f"{word} ({v.why})"
 
 
-def _nonneg_combination(walk, node: Expr, leaf) -> bool:
+def _nonneg_combination(walk: WalkView, node: Expr, leaf) -> bool:
     """Every entry a nonnegative combination of `leaf` nodes plus a nonnegative constant
     (through sums, gathers and products linear in one operand with coefficients >= 0)."""
     if not walk.reads[node]:
@@ -63,7 +54,7 @@ def _nonneg_combination(walk, node: Expr, leaf) -> bool:
     return False
 
 
-def sum_of_squares(walk, node: Expr) -> bool:
+def sum_of_squares(walk: WalkView, node: Expr) -> bool:
     """A nonnegative combination of powers >= 2 of convex functions >= 0, of squares of
     |affine| functions and of forms u' K u, K psd (`norms.degree` at least 2): a sum of
     squares v_i^2 of convex v_i >= 0, so S / D is a quadratic over linear."""
@@ -71,13 +62,13 @@ def sum_of_squares(walk, node: Expr) -> bool:
     return found is not None and found.q >= 2
 
 
-def exp_sum(walk, node: Expr) -> bool:
+def exp_sum(walk: WalkView, node: Expr) -> bool:
     """A nonnegative combination of exponentials of convex functions (its log is convex)."""
     return _nonneg_combination(walk, node, lambda m: isinstance(m, Elementwise) and m.fn == "exp"
                                and walk.child(m.args[0]).curvature.convex)
 
 
-def harmonic(walk, denominator: Expr) -> Verdict | None:
+def harmonic(walk: WalkView, denominator: Expr) -> Verdict | None:
     """1 / D where every entry of D > 0 is a nonnegative combination of reciprocals 1 / a
     (recip or ^(-1)) of positive concave functions a, plus a constant >= 0: a weighted
     harmonic mean, concave and nondecreasing in each a (1/(1/x + 1/y), 1/mean(1./x))."""
@@ -94,7 +85,7 @@ def harmonic(walk, denominator: Expr) -> Verdict | None:
                    walk.child(denominator).hessian)
 
 
-def quad_over_lin(walk, node: Product, reading: list[int]) -> Verdict | None:
+def quad_over_lin(walk: WalkView, node: Product, reading: list[int]) -> Verdict | None:
     """S *(..) recip(D) with S a sum of squares (`_sum_of_squares`) and D concave and > 0,
     the other operands >= 0: every entry is a sum of |u|^2 / v terms, convex."""
     a, b = (node.args[k] for k in reading)
@@ -111,7 +102,7 @@ def quad_over_lin(walk, node: Product, reading: list[int]) -> Verdict | None:
                            "positive concave function", hessian_rules([walk.child(a), walk.child(d)]))
 
 
-def _linear(walk, node: Expr) -> bool:
+def _linear(walk: WalkView, node: Expr) -> bool:
     """Linear (affine and zero where the variables are zero) in the analysed variables."""
     if isinstance(node, Var):
         return walk.reads[node]
@@ -125,7 +116,7 @@ def _linear(walk, node: Expr) -> bool:
     return False
 
 
-def bilinear(walk, node: Expr) -> bool:
+def bilinear(walk: WalkView, node: Expr) -> bool:
     """A product of two linear operands (with constant ones): a quadratic form in the variables."""
     if not isinstance(node, Product):
         return False
@@ -162,7 +153,7 @@ def _scalar_const(m: Product):
     return None
 
 
-def max_pattern(walk, splits: list) -> Verdict | None:
+def max_pattern(walk: WalkView, splits: list) -> Verdict | None:
     """c * relu(a - b) + c * b + rest = c * max(A, B) + rest (A the a terms, B the b terms
     over c): convex for convex A, B and rest when c > 0; concave for convex A, B (a min of
     concave functions, y - relu(y - 1) = min(y, 1)) and concave rest when c < 0
@@ -179,12 +170,12 @@ def max_pattern(walk, splits: list) -> Verdict | None:
     return None
 
 
-def max_splits(walk, node: Sum) -> list:
+def max_splits(walk: WalkView, node: Sum) -> list:
     """Every reading of the sum as c * max(a, b) + rest (`_readings`), as a list."""
     return list(_readings(walk, node))
 
 
-def _readings(walk, node: Sum):
+def _readings(walk: WalkView, node: Sum):
     """Every reading of the sum as c * max(a, b) + rest: the terms of b are those of a
     relu's argument that the sum holds with the opposite coefficient (times c), a is the
     rest of the argument. Tried with known parts kept whole (nested maxima) and with every
@@ -200,7 +191,7 @@ def _readings(walk, node: Sum):
                     yield (c, t, *split)
 
 
-def _max_split(walk, terms, c: float, relu: Expr, keep):
+def _max_split(walk: WalkView, terms, c: float, relu: Expr, keep):
     inner = linear_terms(relu.args[0], keep)
     rest = [(k, m) for k, m in terms if not (m is relu and k == c)]
     a, b = [], []
@@ -213,7 +204,7 @@ def _max_split(walk, terms, c: float, relu: Expr, keep):
     return (a, b, rest) if b else None
 
 
-def max_range(walk, node: Sum, splits: list) -> None:
+def max_range(walk: WalkView, node: Sum, splits: list) -> None:
     """Refine the interval of a sum read as c * max(A, B) + rest: max(A, B) lies in
     [max(lo A, lo B), max(hi A, hi B)], with A the a terms and B the b terms over c (so a
     minimum of positive functions is known positive)."""
@@ -233,12 +224,12 @@ def _linear_interval(signs: Signs, terms) -> Interval:
     return total
 
 
-def _scaled_curvature(walk, k: float, m: Expr) -> Curvature:
+def _scaled_curvature(walk: WalkView, k: float, m: Expr) -> Curvature:
     c = walk.child(m).curvature
     return c if k > 0 else c.flipped() if k < 0 else CONSTANT
 
 
-def like_terms(walk, node: Sum) -> Verdict | None:
+def like_terms(walk: WalkView, node: Sum) -> Verdict | None:
     """The sum's curvature with like terms merged (x^2 + 3|x| - 2|x| = x^2 + |x|) and the
     kinks of one affine argument u up to sign paired through relu(-u) = relu(u) - u and
     |u| = 2 relu(u) - u (exact identities: relu(x) - relu(-x) = x is affine, |x| - 2 relu(x)
@@ -251,7 +242,7 @@ def like_terms(walk, node: Sum) -> Verdict | None:
         if key is None:
             merged[m] = merged.get(m, 0.0) + c
         else:                             # the coefficient of relu(u): c, or 2c for |u|
-            kinks[key] = kinks.get(key, 0.0) + (2 * c if m.fn == "abs" else c)
+            kinks[key] = kinks.get(key, 0.0) + (2 * c if getattr(m, "fn", None) == "abs" else c)
     if len(merged) + len(kinks) == len(terms) and not any(v == 0 for v in merged.values()):
         return None
     parts = [_scaled_curvature(walk, c, m) for m, c in merged.items()]
@@ -263,7 +254,7 @@ def like_terms(walk, node: Sum) -> Verdict | None:
     return Verdict(total, "a sum whose like terms and kinks of opposite arguments cancel", rules)
 
 
-def _kink_key(walk, m: Expr) -> tuple | None:
+def _kink_key(walk: WalkView, m: Expr) -> tuple | None:
     """The terms of u, oriented so that u and -u give the same key, for relu(u) or |u| with
     u affine and reading the variables; None for any other term."""
     if not (isinstance(m, Elementwise) and m.fn in ("relu", "abs")):
@@ -273,8 +264,7 @@ def _kink_key(walk, m: Expr) -> tuple | None:
         return None
     inner: dict[int, float] = {}          # by node id; -1 for the scalar constants together
     for c, t in linear_terms(u):
-        scalar = isinstance(t, Const) and t.order == 0
-        key, c = (-1, c * float(t.value)) if scalar else (id(t), c)
+        key, c = (-1, c * float(t.value)) if isinstance(t, Const) and t.order == 0 else (id(t), c)
         inner[key] = inner.get(key, 0.0) + c
     ordered = sorted((i, c) for i, c in inner.items() if c != 0)
     if not ordered:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from convexcheck.composition import atoms
 from convexcheck.composition.atoms import CONCAVE, CONVEX
-from convexcheck.composition.patterns import Verdict
+from convexcheck.composition.verdict import Verdict, WalkView
 from tensorcalc import dag
 from tensorcalc.dag import Const, Elementwise, Expr, Product
 from tensorcalc.graph import substitute
@@ -21,7 +21,7 @@ from tensorcalc.graph import substitute
 FRESH = "__z"
 
 
-def perspective(walk, node: Product, reading: list[int]) -> Verdict | None:
+def perspective(walk: WalkView, node: Product, reading: list[int]) -> Verdict | None:
     """The curvature of `node` = t * F read as a perspective, or None (see the module)."""
     if len(node.args) != 2 or node.args[0] is node.args[1]:
         return None
@@ -35,11 +35,11 @@ def perspective(walk, node: Product, reading: list[int]) -> Verdict | None:
     return None
 
 
-def _scalar_positive_affine(walk, t: Expr) -> bool:
+def _scalar_positive_affine(walk: WalkView, t: Expr) -> bool:
     return t.order == 0 and walk.child(t).curvature.affine and atoms.one_sided(walk.interval(t)) > 0
 
 
-def _curvature(walk, t: Expr, body: Expr) -> Verdict | None:
+def _curvature(walk: WalkView, t: Expr, body: Expr) -> Verdict | None:
     quotients = {m: u for m in dag.topo(body) if (u := _over(m, t)) is not None}     # u / t -> u
     if not quotients or not all(walk.child(u).curvature.affine for u in quotients.values()):
         return None

@@ -7,7 +7,8 @@ multiples, linear maps and gathers by linearity; h(g) for a function of the fact
 (`atoms`) by the composition theorem, powers with a parameter exponent by its declared
 range; and the patterns no single atom states (`norms`: q-norms written with powers;
 `patterns`: log-sum-exp, quadratic over linear, `b + relu(a - b)` = max(a, b)). A node the
-rules cannot classify gets the Hessian certificate (`certificate.certify`, Klaus et al. 2022) on an abstraction of it: its maximal
+rules cannot classify gets the Hessian certificate (`certificate.certify`, Klaus et al.
+2022) on an abstraction of it: its maximal
 affine subexpressions replaced by fresh free variables (sound: convexity on all of their
 range implies it on the affine image), or its classified children replaced by fresh
 variables, whose monotonicity is then read from the sign of the gradient (the composition
@@ -24,9 +25,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Protocol
+from typing import Any
 
 import tensorcalc as tc
 from convexcheck.budget import NEVER, Deadline
@@ -34,7 +36,6 @@ from convexcheck.composition import atoms, norms
 from convexcheck.composition.atoms import AFFINE, CONSTANT, CONVEX, UNKNOWN, Curvature
 from convexcheck.composition.patterns import (
     WHY_LIMIT,
-    Verdict,
     bilinear,
     describe,
     exp_sum,
@@ -47,6 +48,7 @@ from convexcheck.composition.patterns import (
     quad_over_lin,
 )
 from convexcheck.composition.perspective import perspective
+from convexcheck.composition.verdict import Classifier, Verdict
 from convexcheck.hessian.certificate import Certificate, certify
 from convexcheck.problem.model import Attributes
 from convexcheck.signs.definite import cone
@@ -66,14 +68,6 @@ FRESH = "__t"
 # Fraction). Anything else, a KeyError from a rule table first, is a bug and propagates.
 HESSIAN_ERRORS = (tc.TensorCalcError, ArithmeticError)
 SMALL = 200          # nodes: an unclassified child's parent is certified up to this size
-
-
-class Classifier(Protocol):
-    """The whole classifier (`classify.classify`), which the walk calls back for a part it
-    classifies on its own (the G of a perspective): passed in, since it builds on the walk."""
-
-    def __call__(self, expr: Expr, variables: list[Var], attributes: dict[str, Attributes],
-                 lengths: dict | None = None, deadline: Deadline = NEVER) -> Certificate: ...
 
 
 @dataclass
@@ -335,7 +329,7 @@ def _gather(walk: Walk, node: Gather) -> Verdict:
     return Verdict(inner.curvature, f"entries of {describe(inner)}"[:WHY_LIMIT], inner.hessian)
 
 
-RULES = {Var: _var, Const: _none, Delta: _none, Sum: _sum, Product: _product,
+RULES: dict[type, Callable[[Walk, Any], Verdict | None]] = {Var: _var, Const: _none, Delta: _none, Sum: _sum, Product: _product,
          Elementwise: _elementwise, Special: _none, Power: _power, Gather: _gather}
 
 

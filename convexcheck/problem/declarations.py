@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import math
 import re
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn
 
 import tensorcalc as tc
 from convexcheck.problem.model import DEFINITE, Attributes, Declaration
+from convexcheck.problem.statements import Source
 from tensorcalc.language.meaning import RESERVED as _TC_RESERVED
+from tensorcalc.language.parse import Statement
 
 MAX_INT_DIM = 1_000_000    # largest integer dimension
 KEYWORDS = ("variable", "parameter", "declare", "minimize", "maximize", "expression",
@@ -26,7 +28,7 @@ SIGNS = {"nonneg": (">=", 0.0), "pos": (">", 0.0), "nonpos": ("<=", 0.0), "neg":
 CONES = ("symmetric",) + DEFINITE
 
 
-def check_name(src, name: str, where: tuple[int, int]) -> None:
+def check_name(src: Source, name: str, where: tuple[int, int]) -> None:
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name, re.ASCII):
         why = "names starting with '_' are reserved" if name.startswith("_") else "not a valid name"
         src.fail(f"{name!r}: {why}; use ASCII letters, digits and _, starting with a letter", *where)
@@ -48,12 +50,12 @@ class _Tokens:
     """The tokens of one declaration, read left to right; `fail` points at one, or just
     past the last when there is none."""
 
-    def __init__(self, src, st):
+    def __init__(self, src: Source, st: Statement):
         self.src, self.pos = src, 0
         self.toks = [_Tok(_KINDS.get(t.kind, "name" if t.text.isalpha() else "op"), t.text, t.line, t.column)
                      for t in st.tokens]
         last = st.tokens[-1] if st.tokens else st.keyword
-        self.end = (last.end_line, last.end_column)
+        self.end = (last.end_line, last.end_column) if last is not None else (0, 0)
 
     def peek(self, text: str | None = None):
         tok = self.toks[self.pos] if self.pos < len(self.toks) else None
@@ -67,16 +69,17 @@ class _Tokens:
         self.pos += 1
         return tok
 
-    def fail(self, tok: _Tok | None, message: str):
+    def fail(self, tok: _Tok | None, message: str) -> NoReturn:
         self.src.fail(message, *((tok.line, tok.column) if tok else self.end))
 
 
-def declaration(src, st) -> Declaration:
+def declaration(src: Source, st: Statement) -> Declaration:
     toks = _Tokens(src, st)
     tok = toks.take(f"a name after {st.kind!r}", "name")
     check_name(src, tok.text, (tok.line, tok.column))
     dims = _dims(toks, tok.text) if toks.peek("[") else ()
-    return Declaration(tok.text, st.kind, dims, _attributes(toks, tok.text, dims), st.keyword.line)
+    return Declaration(tok.text, st.kind, dims, _attributes(toks, tok.text, dims),
+                       st.keyword.line if st.keyword is not None else 0)
 
 
 def _dims(toks: _Tokens, name: str) -> tuple[str | int, ...]:
@@ -109,7 +112,9 @@ class _Bound(NamedTuple):
 
 def _attributes(toks: _Tokens, name: str, dims: tuple) -> Attributes:
     """The attributes after the dimensions; the tightest of repeated bounds is kept."""
-    lower, upper, cones = [], [], []
+    lower: list[_Bound] = []
+    upper: list[_Bound] = []
+    cones: list[_Tok] = []
     while (tok := toks.peek()) is not None:
         toks.pos += 1
         if tok.text in CONES:

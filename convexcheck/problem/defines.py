@@ -14,11 +14,13 @@ certificate sees through them).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import tensorcalc as tc
 from convexcheck.problem.declarations import check_name
 from convexcheck.problem.model import Declaration
+from convexcheck.problem.statements import Source, TextStatement
 from tensorcalc import Expr, TensorCalcError, graph
 
 _HEAD = re.compile(r"\s*(?P<name>[A-Za-z_]\w*)\s*\[(?P<idx>[^\]=]*)\]\s*=", re.ASCII)
@@ -36,7 +38,7 @@ class Define:
         return Declaration(self.name, "define", self.dims, line=self.line)
 
 
-def read_define(src, st, decls: dict[str, Declaration], defines: dict[str, Define]) -> Define:
+def read_define(src: Source, st: TextStatement, decls: dict[str, Declaration], defines: dict[str, Define]) -> Define:
     """The statement as a Define, checked by building it once (errors point into the file)."""
     m = _HEAD.match(st.body)
     if not m:
@@ -52,7 +54,7 @@ def read_define(src, st, decls: dict[str, Declaration], defines: dict[str, Defin
     return d
 
 
-def _bounds(src, st, m) -> tuple[list[str], list[int]]:
+def _bounds(src: Source, st: TextStatement, m: re.Match[str]) -> tuple[list[str], list[int]]:
     indices, dims, offset = [], [], m.start("idx")
     for part in m.group("idx").split(","):
         b = _BOUND.match(part)
@@ -65,9 +67,10 @@ def _bounds(src, st, m) -> tuple[list[str], list[int]]:
     return indices, dims
 
 
-def build(src, st, d: Define, decls, defines, arrays: dict[str, Expr], axes=None) -> Expr:
+def build(src: Source, st: TextStatement, d: Define, decls: Mapping[str, Declaration], defines: dict[str, Define],
+          arrays: dict[str, Expr], axes: tuple | None = None) -> Expr:
     """The definition's expression, reading `arrays` (Var nodes or earlier definitions)."""
-    shapes = {d.name: d.dims}
+    shapes: dict[str, tuple] = {d.name: d.dims}
     for name, other in list(decls.items()) + [(k, v.declaration()) for k, v in defines.items()]:
         if all(isinstance(n, int) for n in other.dims):
             shapes[name] = tuple(other.dims)
@@ -85,7 +88,8 @@ def _reads(d: Define, name: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])", d.text.split("=", 1)[1]) is not None
 
 
-def substitute(src, statements, expr: Expr, decls, defines: dict[str, Define]) -> Expr:
+def substitute(src: Source, statements: list[TextStatement], expr: Expr, decls: Mapping[str, Declaration],
+               defines: dict[str, Define]) -> Expr:
     """expr with every defined name it reads replaced by its definition; each definition
     it needs (directly or through a later definition) is built once, in order."""
     found = tc.variables(expr)
@@ -96,7 +100,7 @@ def substitute(src, statements, expr: Expr, decls, defines: dict[str, Define]) -
             needed |= {e for e in order[:k] if _reads(defines[order[k]], e)}
     if not needed:
         return expr
-    arrays = {n: v for n, v in found.items() if n not in defines}
+    arrays: dict[str, Expr] = {n: v for n, v in found.items() if n not in defines}
     by_line = {st.line: st for st in statements}
     for k, name in enumerate(order):
         if name in needed:

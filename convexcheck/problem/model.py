@@ -6,8 +6,9 @@ constraint, each a scalar tensorcalc expression with what a convex problem needs
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from dataclasses import dataclass, field
+from typing import Any
 
 from tensorcalc import Expr
 
@@ -87,8 +88,10 @@ class Declarations(Mapping):
     declarations build a dict and `dataclasses.replace(problem, declarations=that_dict)`."""
 
     __slots__ = ("_by_name", "_hash")
+    _by_name: dict[str, Declaration]
+    _hash: int | None
 
-    def __init__(self, items=()):
+    def __init__(self, items: Iterable[tuple[str, Declaration]] | Mapping[str, Declaration] = ()) -> None:
         object.__setattr__(self, "_by_name", dict(items))
         object.__setattr__(self, "_hash", None)
 
@@ -101,7 +104,7 @@ class Declarations(Mapping):
     def __getitem__(self, name: str) -> Declaration:
         return self._by_name[name]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._by_name)
 
     def __len__(self) -> int:
@@ -110,16 +113,16 @@ class Declarations(Mapping):
     def __contains__(self, name) -> bool:
         return name in self._by_name
 
-    def get(self, name, default=None):
-        return self._by_name.get(name, default)
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._by_name.get(key, default)
 
-    def keys(self):                       # views of the dict: read-only, C speed
+    def keys(self) -> KeysView[str]:                       # views of the dict: read-only, C speed
         return self._by_name.keys()
 
-    def items(self):
+    def items(self) -> ItemsView[str, Declaration]:
         return self._by_name.items()
 
-    def values(self):
+    def values(self) -> ValuesView[Declaration]:
         return self._by_name.values()
 
     def __eq__(self, other) -> bool:
@@ -132,7 +135,7 @@ class Declarations(Mapping):
     def __hash__(self) -> int:
         if self._hash is None:
             object.__setattr__(self, "_hash", hash(frozenset(self._by_name.items())))
-        return self._hash
+        return hash(frozenset(self._by_name.items())) if self._hash is None else self._hash
 
     def __reduce__(self):
         return (Declarations, (tuple(self._by_name.items()),))
@@ -149,7 +152,7 @@ class Problem:
     expressions), so one Problem can be shared by every caller that parses the same text.
     `declarations` given as a dict is stored as `Declarations`, `constraints` as a tuple."""
 
-    declarations: Declarations
+    declarations: Mapping[str, Declaration]     # stored as Declarations
     sense: str
     objective: Part
     constraints: tuple[Part, ...] = ()

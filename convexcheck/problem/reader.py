@@ -17,6 +17,7 @@ import os
 import re
 import threading
 from collections import OrderedDict
+from typing import NoReturn
 
 import tensorcalc as tc
 from convexcheck.problem.declarations import check_name, declaration
@@ -150,7 +151,7 @@ class _Cache:
 
 
 _PARSED = _Cache(CACHED_PROBLEMS, CACHED_CHARS)
-parse_problem.cache_clear = lambda: _PARSED.clear()
+setattr(parse_problem, "cache_clear", lambda: _PARSED.clear())   # as an lru_cache's (its own: sized in characters)
 
 
 def _read_file(path: str) -> str:
@@ -190,7 +191,7 @@ class _Source:
             self.fail("NUL byte in the problem text (is this a binary file?); remove it",
                       *line_col(text, text.index("\x00")))
 
-    def fail(self, message: str, line: int = 0, column: int = 0):
+    def fail(self, message: str, line: int = 0, column: int = 0) -> NoReturn:
         raise ProblemError(message, self.text, line, column, self.source)
 
     def read(self) -> list[Statement]:
@@ -204,6 +205,7 @@ class _Source:
 
     def define_statement(self, st: Statement) -> TextStatement:
         """A definition as the text after its keyword (what `convexcheck.problem.defines` reads)."""
+        assert st.keyword is not None and st.body is not None, "the parser gives a definition both"
         stmt = TextStatement.between(self.text, st.keyword, st.body.end)
         self.statements.append(stmt)
         return stmt
@@ -244,11 +246,13 @@ def _parts(src: _Source, statements: list[Statement], decls: dict[str, Declarati
         _, err = _try(build, src.text, let.expr, {n: len(d) for n, d in dims.items()}, dims, src.lets[:k])
         if err is not None:
             src.fail(getattr(err, "reason", str(err)), getattr(err, "line", 0), getattr(err, "column", 0))
-    objective, first, constraints = None, None, []
+    objective: tuple[str, Part] | None = None
+    first: Statement | None = None
+    constraints: list[Part] = []
     for st in statements:
         if st.kind in SENSES or st.kind in SPELLINGS:
-            if objective is not None:
-                src.fail(f"a second objective: line {first.keyword.line} already has {first.kind!r}; "
+            if first is not None:               # set with the objective
+                src.fail(f"a second objective: line {_first_token(first)[0]} already has {first.kind!r}; "
                          f"give exactly one of minimize, maximize, expression", *_first_token(st))
             sense = SPELLINGS.get(st.kind, st.kind)
             first, objective = st, (sense, _objective(src, st, sense, scope))
@@ -263,15 +267,15 @@ def _parts(src: _Source, statements: list[Statement], decls: dict[str, Declarati
 
 def _objective(src: _Source, st: Statement, sense: str, scope) -> Part:
     body = st.sides[0]
-    if body is None and not st.ops:
-        src.fail(f"{st.kind!r} needs an expression: {st.kind} EXPR", *_first_token(st))
     if st.ops:
         op = st.ops[0]
         src.fail(f"the objective contains the comparison {op.text!r}; constraints go on their own "
                  f"lines after a line 'subject to'", op.line, op.column)
+    if body is None:
+        src.fail(f"{st.kind!r} needs an expression: {st.kind} EXPR", *_first_token(st))
     expr = _analyse(src, body, "the objective", scope)
     text = f"{st.kind} {src.shown(body.start, body.end)}"
-    return Part("objective", text, expr, SENSES[sense], st.keyword.line)
+    return Part("objective", text, expr, SENSES[sense], _first_token(st)[0])
 
 
 def _constraint(src: _Source, st: Statement, k: int, scope) -> Part:
@@ -279,7 +283,8 @@ def _constraint(src: _Source, st: Statement, k: int, scope) -> Part:
     if len(ops) != 1:
         what = f"{len(ops)} comparisons (chains are several constraints)" if ops else "no comparison"
         src.fail(f"{label} has {what}; write EXPR <= EXPR, EXPR >= EXPR or EXPR == EXPR",
-                 *((ops[1].line, ops[1].column) if ops else src.where(sides[0])))
+                 *((ops[1].line, ops[1].column) if ops else
+                   src.where(sides[0]) if sides and sides[0] is not None else _first_token(st)))
     op = ops[0]
     if op.text not in RELATIONS:
         fix = "'==' for equality" if op.text == "=" else f"'{op.text}=': a convex constraint set is closed"
@@ -288,6 +293,7 @@ def _constraint(src: _Source, st: Statement, k: int, scope) -> Part:
         if node is None:
             src.fail(f"{label} has nothing on the {side} of {op.text!r}", op.line, op.column)
     left, right = sides
+    assert left is not None and right is not None       # each side was checked above
     # g OP h is read as g - h, both sides in one axis unification
     relation = Syntax("compare", (op.line, op.column), (left, right), op.text, (left.start, right.end))
     expr = _analyse(src, relation, label, scope, entrywise=True)
@@ -368,7 +374,7 @@ def _thesis_problem(src: _Source, statements: list[Statement]) -> Problem:
     for name, var in declared.items():
         check_name(src, name, _first_token(declare))
         dims = tuple(f"{ax.var}_{ax.pos}" for ax in var.axes)
-        decls[name] = Declaration(name, "variable", dims, Attributes(), declare.keyword.line)
+        decls[name] = Declaration(name, "variable", dims, Attributes(), _first_token(declare)[0])
     where = _first_token(objective)
     if expr.order:
         src.fail(f"the objective has order {expr.order}; {_SCALAR_FIX}", *where)

@@ -8,7 +8,7 @@ definitions through it (`tensorcalc.parse_def` reads the definition's own text).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple, NoReturn, Protocol
 
 
 def line_col(text: str, offset: int) -> tuple[int, int]:
@@ -22,6 +22,13 @@ def offset_of(text: str, line: int, column: int) -> int:
     for _ in range(line - 1):
         start = text.index("\n", start) + 1
     return start + column - 1
+
+
+class Source(Protocol):
+    """Where a problem's errors are raised (`reader`'s source): `fail` raises ProblemError
+    with the file's text, the (line, column) and a caret; it never returns."""
+
+    def fail(self, message: str, line: int = 0, column: int = 0) -> NoReturn: ...
 
 
 class Segment(NamedTuple):
@@ -42,7 +49,7 @@ class TextStatement:
     body = property(lambda self: "\n".join(s.text for s in self.segments))
 
     @classmethod
-    def between(cls, text: str, keyword, end: int) -> "TextStatement":
+    def between(cls, text: str, keyword: Any, end: int) -> TextStatement:
         """The statement whose keyword is the token `keyword` and whose text ends at `end`."""
         start = offset_of(text, keyword.line, keyword.column) + len(keyword.text)
         segments, line, column = [], keyword.line, keyword.end_column - 1

@@ -16,8 +16,10 @@ Anything else is unknown (None). Sound: each rule is a theorem on symmetric matr
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
+from convexcheck.signs.intervals import Interval
 from tensorcalc.dag import Const, Delta, Elementwise, Expr, Product, Spec, Sum, Var
 
 
@@ -34,7 +36,7 @@ class Cone(NamedTuple):
 DECLARED = {"pd": Cone(1, True), "psd": Cone(1, False), "nd": Cone(-1, True), "nsd": Cone(-1, False)}
 
 
-def cone(node: Expr, attributes: dict, interval) -> Cone | None:
+def cone(node: Expr, attributes: dict, interval: Callable[[Expr], Interval]) -> Cone | None:
     """The cone of the square matrix `node` (order 2), or None; `interval(n)` gives a
     scalar node's range (`signs.Signs.node`)."""
     if node.order != 2:
@@ -57,8 +59,9 @@ def _const(node: Const, attributes, interval):
 
 
 def _sum(node: Sum, attributes, interval):
-    parts = [cone(a, attributes, interval) for a in node.args]
-    if any(p is None for p in parts) or len({p.sign for p in parts}) != 1:
+    found = [cone(a, attributes, interval) for a in node.args]
+    parts = [p for p in found if p is not None]
+    if len(parts) != len(found) or len({p.sign for p in parts}) != 1:
         return None
     return Cone(parts[0].sign, any(p.strict for p in parts))
 
@@ -123,12 +126,12 @@ def _congruence(node: Product, attributes, interval):
     return None if middle is None else Cone(middle.sign, False)
 
 
-RULES = {Var: _var, Delta: _delta, Const: _const, Sum: _sum, Elementwise: _neg, Product: _product}
+RULES: dict[type, Callable[..., Cone | None]] = {Var: _var, Delta: _delta, Const: _const, Sum: _sum, Elementwise: _neg, Product: _product}
 
 PAIR, ROW_TIMES = Spec(("i", "i"), ""), Spec(("i", "ij"), "j")     # u' v and u' K
 
 
-def form(node: Expr, attributes: dict, interval) -> tuple[Expr, Expr | None] | None:
+def form(node: Expr, attributes: dict, interval: Callable[[Expr], Interval]) -> tuple[Expr, Expr | None] | None:
     """(u, None) where node is u' u (`u *(i,i->) u`, one u node), (u, K) where it is
     u' K u (`(u *(i,ij->j) K) *(i,i->) u`) with K psd: node >= 0 whatever u is (a norm
     squared, |u|^2 or |K^1/2 u|^2). None otherwise."""

@@ -81,7 +81,8 @@ def check_domain(expr: Expr, reads: Callable[[Expr], bool], declared: Callable[[
     nonzero = {n.args[0] for n in nodes if _fn(n) == "recip" or _exponent(n, lambda p: p < 0)}
     args = [a for a in dict.fromkeys([*facts, *nonzero]) if reads(a)]
     for arg in args:
-        known, side = declared(arg), "concave"
+        known = declared(arg)
+        side: Side = "concave"
         if arg in nonzero and not facts.get(arg, ANY).nonneg:
             if _one_sided(known):
                 continue                  # the declarations keep it to one sign, away from 0

@@ -15,6 +15,7 @@ core: the logistic function's derivative sigma (1 - sigma) >= 0).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from convexcheck.problem.model import Attributes
 from convexcheck.signs.definite import Cone, cone
@@ -57,7 +58,14 @@ from tensorcalc.dag import Axis, Const, Delta, Elementwise, Expr, Gather, Power,
 MAX_OPEN = 512                  # monomials a polynomial's opened sums may reach
 MAX_OPEN_POWER = 8              # a sum is opened to at most this power
 
-_ELEMENTWISE = {
+def _huber(a: Interval) -> Interval:
+    """huber(x) = x^2 for |x| <= 1, 2|x| - 1 beyond: on |x|'s interval, one ulp out."""
+    ends = _ELEMENTWISE["abs"](a)
+    lo, hi = (math.nextafter(v * v if v <= 1 else 2 * v - 1, to) for v, to in zip((ends.lo, ends.hi), (0.0, INF)))
+    return Interval(lo, hi, _nz(a))
+
+
+_ELEMENTWISE: dict[str, Callable[[Interval], Interval]] = {
     "exp": exp, "log": log,
     "sin": sin, "cos": cos,
     "tanh": odd_bounded(1.0), "arctan": odd_bounded(HALF_PI), "arcsin": odd_bounded(HALF_PI),
@@ -65,8 +73,7 @@ _ELEMENTWISE = {
     "abs": lambda a: Interval(0.0 if a.lo <= 0 <= a.hi else min(abs(a.lo), abs(a.hi)),
                               max(abs(a.lo), abs(a.hi)), _nz(a)),
     "relu": lambda a: Interval(max(a.lo, 0.0), max(a.hi, 0.0), a.lo > 0),
-    "huber": lambda a: Interval(*(math.nextafter(v * v if v <= 1 else 2 * v - 1, to) for v, to in  # one ulp out
-                                  zip(_ELEMENTWISE["abs"](a)[:2], (0.0, INF))), _nz(a)),
+    "huber": _huber,
     "sign": lambda a: Interval(-1.0 if a.lo < 0 else 0.0, 1.0 if a.hi > 0 else 0.0, _nz(a)),
     "neg": lambda a: Interval(-a.hi, -a.lo, a.nonzero),
     "recip": recip,
@@ -250,7 +257,7 @@ class Signs:
             node, flip = node.args[0], 0
         attrs = self.attributes.get(node.name) if isinstance(node, Var) else None
         table = {"psd": 1, "pd": 1, "nsd": -1, "nd": -1} if flip else {"pd": 1, "nd": -1}
-        return table.get(getattr(attrs, "definite", None))
+        return table.get(getattr(attrs, "definite", None) or "")
 
     def polynomial(self, monomials: list[Monomial], k: int, depth: int = 2) -> Interval:
         """An interval for a sum of monomials on output letters 0..k-1."""
@@ -305,7 +312,8 @@ class Signs:
         """Sums raised to a positive whole power written out (S^1 - x^2 with S = x^2 + 1 is 1).
         The work is bounded before any product is formed: at most MAX_OPEN monomials, each
         sum opened at most MAX_OPEN_POWER times (a power of 3000 is left whole)."""
-        out, opened = [], False
+        out: list[Monomial] = []
+        opened = False
         for m in monomials:
             terms = [Monomial(m.coef, ())]
             for f in m.factors:

@@ -115,7 +115,7 @@ def verify(expr, problem: Problem, point: dict, direction: dict, curvature: floa
         h = rel * max(1.0, x_inf) / d_inf
         s = _second_difference(expr, problem, point, direction, h, g0)
         ok = s is not None and np.sign(s) == np.sign(curvature) and abs(s - curvature) <= 0.5 * abs(curvature)
-        if ok and previous is not None:
+        if ok and previous is not None and s is not None:
             return Witness(dict(point), dict(direction), float(curvature), float(s), float(h))
         previous = s if ok else None
     return None
