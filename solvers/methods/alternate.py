@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from solvers.methods import stopping as certify
 from solvers.methods.history import HEADER, Clock, Iteration, optimize_result
@@ -54,22 +54,22 @@ def alternate(problem: object, blocks: Sequence[str | Sequence[str]], data: Mapp
     status 4 for a joint saddle it could not leave, 5 for no minimiser. The result is
     `minimize`'s, with `convexity` by block and one history entry per block step
     (`Iteration.block` names the block; "escape" a step away from a joint saddle)."""
-    blocks = [(b,) if isinstance(b, str) else tuple(b) for b in blocks]
+    groups = [(b,) if isinstance(b, str) else tuple(b) for b in blocks]
     problem, data = translated(problem, data)
     if not (isinstance(sweeps, int) and sweeps >= 0):
         raise SolverError(f"sweeps must be a whole number >= 0, got {sweeps!r}")
     joint = prepare(problem, data, x0)
     refuse_constraints(joint, "block-coordinate Newton (solvers.alternate)")
-    _check_blocks(blocks, [v.name for v in joint.free])
+    _check_blocks(groups, [v.name for v in joint.free])
     xp = array_module(device)
     state = dict(joint.x0)
-    objs = _rows([_block(problem, data or {}, state, b, xp) for b in blocks], state)
-    convexity = {",".join(b): (convexity_of(o.task)[0] if check else "not checked") for b, o in zip(blocks, objs)}
+    objs = _rows([_block(problem, data or {}, state, b, xp) for b in groups], state)
+    convexity = {",".join(b): (convexity_of(o.task)[0] if check else "not checked") for b, o in zip(groups, objs)}
     opts = Options(gtol=gtol, tol=tol, c1=c1, max_trials=max_trials, sign=joint.sign, verbose=verbose,
                    second_order=bool(second_order))
     start = time.perf_counter()
     final = Objective(joint, xp)
-    status, message, history = _solve(objs, blocks, state, sweeps, opts, final)
+    status, message, history = _solve(objs, groups, state, sweeps, opts, final)
     f, jac = _value_grad(final, state)
     jac = {n: joint.sign * (a if is_dask(a) else to_host(a)) for n, a in jac.items()}
     return optimize_result(x={n: a if is_dask(a) else to_host(a) for n, a in state.items()},
@@ -77,7 +77,7 @@ def alternate(problem: object, blocks: Sequence[str | Sequence[str]], data: Mapp
                           nit=len(history), status=status, success=status == 0,
                           message=message, history=history, convexity=convexity,
                           warning=_warning(convexity), method="block-newton", device=device,
-                          time_s=time.perf_counter() - start, sweeps=_count(history, len(blocks)))
+                          time_s=time.perf_counter() - start, sweeps=_count(history, len(groups)))
 
 
 def _check_blocks(blocks, free: list[str]) -> None:
@@ -92,7 +92,7 @@ def _check_blocks(blocks, free: list[str]) -> None:
                           f"{', '.join(map(repr, missing))}")
 
 
-def _block(problem, data: dict, state: dict, block: tuple, xp) -> Objective:
+def _block(problem: object, data: Mapping[str, object], state: dict, block: tuple[str, ...], xp: Any) -> Objective:
     others = {n: a for n, a in state.items() if n not in block}
     task = prepare(problem, {**data, **others}, {n: state[n] for n in block})
     return Objective(task, xp)
@@ -127,7 +127,8 @@ def _value_grad(obj: Objective, state: dict):
 def _solve(objs, blocks, state, sweeps: int, opts: Options, joint: Objective):
     """(status, message, history): sweeps until they stop, the joint point examined
     there, and sweeps again after each step away from a joint saddle."""
-    clock, history = Clock(), []
+    clock = Clock()
+    history: list[Iteration] = []
     if opts.verbose:
         print(HEADER)
     if any(map(is_dask, state.values())):                 # see `alternate`: not examined
@@ -211,8 +212,9 @@ class _Probe:
         first, self._first = self._first, False
         if not first or not self.obj.inside(z):
             return self.obj.value(z)
-        self.kept = self.nxt.value_grad_hess(_sync(self.nxt, {**self.state, **self.obj.unpack(z)}))
-        return self.kept[0]
+        kept = self.nxt.value_grad_hess(_sync(self.nxt, {**self.state, **self.obj.unpack(z)}))
+        self.kept = kept
+        return kept[0]
 
 
 def _first_accepted(it: Iteration) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from typing import Any
 
 from solvers.methods.loop import Direction
 from solvers.methods.prefetch import GradientMethod
@@ -19,7 +20,7 @@ class LBFGS(GradientMethod):
     name, newton = "L-BFGS", False
 
     def __init__(self, memory: int = 10):
-        self.pairs = deque(maxlen=memory)
+        self.pairs: deque[tuple[Any, Any, float]] = deque(maxlen=memory)      # (s, y, 1 / s.y)
         self.notes: list[str] = []
 
     def restart(self) -> None:

@@ -16,7 +16,7 @@ from typing import Callable
 from solvers.methods import stopping as certify
 from solvers.methods.history import HEADER, Clock, Iteration, optimize_result, row
 from solvers.methods.linesearch import backtrack
-from solvers.objective.protocol import Smooth
+from solvers.objective.protocol import Array, Smooth
 from solvers.objective.trials import along
 from solvers.result import Family, Status, status_message
 from solvers.task.prepare import SolverError
@@ -32,7 +32,11 @@ FLOOR = 100 * EPS    # GAIN |f| and FLOOR |f at the start| steps on (`_more_to_g
 
 @dataclass
 class Direction:
-    d: object
+    """What a method proposes: the direction d, its Newton decrement (nan where the method
+    has none), the shift added to the Hessian, notes on fallbacks, CG iterations, and
+    whether d is the negative gradient."""
+
+    d: Array
     decrement: float = math.nan     # lambda^2/2 for Newton methods
     damping: float = 0.0
     fallbacks: list = field(default_factory=list)
@@ -167,7 +171,7 @@ def run(obj, method, z, opts: Options) -> Outcome:
             status, message = 5, _open_message(held, opts.sign, f)
         if status is not None:
             close(it, clock, opts)
-            return Outcome(z, f, g, status, message, history)
+            return Outcome(z, f, g, status, message or "", history)
         # the step taken: on a projected path (a box) not a multiple of d
         s_prev = it.step * d if obj.box is None else d_point - z
         g_prev, z = g, d_point
@@ -183,7 +187,8 @@ def run(obj, method, z, opts: Options) -> Outcome:
     raise AssertionError("unreachable: the last iteration returns")
 
 
-def _follow(method, it: Iteration, verdict, status: int, message: str, leave: bool):
+def _follow(method: Method, it: Iteration, verdict: certify.Verdict, status: int, message: str | None,
+            leave: bool) -> tuple[int | None, str | None, Array, Array]:
     """(status, message, direction, point) after `certify.examine`: status None and the
     step away from a saddle when `leave` (recorded on `it`; the method starts afresh),
     else the verdict's status and message where they differ from the method's."""
@@ -232,7 +237,7 @@ def _search(obj, z, f, g, dr: Direction, method, opts: Options, it: Iteration):
     candidates = [(dr.d, method.first_step(dr.d, g))]
     if not dr.gradient:
         candidates.append((None, min(1.0, 1.0 / it.gmax)))     # -g, made only if needed
-    points: dict[float, object] = {}
+    points: dict[float, Array] = {}
     box = obj.box
 
     def phi(t: float) -> float:

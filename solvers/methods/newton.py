@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from solvers.methods.linalg import newton_step, solve
+from solvers.methods.linalg import Factor, newton_step, solve
 from solvers.methods.loop import Direction, Method
 from solvers.methods.prefetch import GradientMethod, Prefetch
 
@@ -27,7 +27,7 @@ class Newton(Method):
 
     def __init__(self, gtol: float, tol: float, prefetch: bool = True):
         self.gtol, self.tol = gtol, tol
-        self.last = None               # (factor, decrement) of the previous step
+        self.last: tuple[Factor, float] | None = None      # (factor, decrement) of the previous step
         self.before = math.inf         # the decrement of the step before that
         self.prefetch = Prefetch() if prefetch else None
 
@@ -45,7 +45,7 @@ class Newton(Method):
             decrement = self._stale(obj, g)
             if last or (float(abs(g).max()) <= self.gtol and decrement <= self.tol):
                 return f, g, decrement
-            if decrement <= 0.01 * self.last[1]:
+            if self.last is not None and decrement <= 0.01 * self.last[1]:
                 return f, g, _Chord(decrement)
         if kept is not None and kept[2] is not None:
             return kept
@@ -74,11 +74,12 @@ class Newton(Method):
         return math.nan if self.last is None else float(g @ solve(obj.xp, self.last[0], g)) / 2
 
     def direction(self, obj, z, f, g, H, clock) -> Direction:
-        if isinstance(H, _Chord):
+        if isinstance(H, _Chord) and self.last is not None:        # a chord is made only after a step
+            factor = self.last[0]
             with clock("solve"):
-                d = -solve(obj.xp, self.last[0], g)
+                d = -solve(obj.xp, factor, g)
             notes = ["chord step: the previous Hessian's factor, reused near the solution"]
-            return self._remember(self.last[0], checked_direction(g, d, 0.0, notes))
+            return self._remember(factor, checked_direction(g, d, 0.0, notes))
         if isinstance(H, float):
             return Direction(-g, H, gradient=True)       # decrement from the previous Hessian
         with clock("solve"):

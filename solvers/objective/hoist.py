@@ -17,7 +17,8 @@ def hoist(exprs: list[Expr], free: tuple[str, ...]) -> tuple[list[Expr], dict[st
     """(rewritten exprs, {new name: invariant subexpression}); see the module docstring."""
     nodes = dag.topo(*exprs)
     taken = {n.name for n in nodes if isinstance(n, Var)}
-    depends, reads = {}, {}
+    depends: dict[Expr, bool] = {}
+    reads: dict[Expr, bool] = {}
     for node in nodes:
         depends[node] = (isinstance(node, Var) and node.name in free) or any(depends[c] for c in node.args)
         reads[node] = isinstance(node, Var) or any(reads[c] for c in node.args)

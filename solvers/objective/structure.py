@@ -10,6 +10,8 @@ and the caller builds the dense Hessian.
 """
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from tensorcalc import dag
 from tensorcalc.dag import Delta, Elementwise, Expr, Product, Sum
 
@@ -33,7 +35,8 @@ def split_delta(node: Expr, a: int, b: int) -> Expr | None:
 
 def _sum(node: Sum, a: int, b: int) -> Expr | None:
     parts = [split_delta(arg, a, b) for arg in node.args]
-    return None if any(p is None for p in parts) else dag.add_all(parts)
+    found = [p for p in parts if p is not None]
+    return dag.add_all(found) if len(found) == len(parts) else None
 
 
 def _elementwise(node: Elementwise, a: int, b: int) -> Expr | None:
@@ -89,6 +92,7 @@ def _build(pairs, out: str, operands, inputs, keep: str) -> Expr | None:
     return dag.contraction(tuple(exprs), (*specs, out))
 
 
-RULES = {Sum: _sum, Elementwise: _elementwise, Delta: _delta, Product: _product}
+RULES: dict[type[Expr], Callable[[Any, int, int], Expr | None]] = {
+    Sum: _sum, Elementwise: _elementwise, Delta: _delta, Product: _product}
 
 __all__ = ["block_form", "split_delta"]

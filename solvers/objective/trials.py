@@ -26,7 +26,8 @@ from solvers.objective.smooth import Objective
 from solvers.task.distributed import client, evaluated, fits, persisted
 from tensorcalc import dag
 from tensorcalc.arrays import is_dask
-from tensorcalc.dag import Product, Var
+from tensorcalc.dag import Expr, Product, Var
+from tensorcalc.graph import rewrite
 from tensorcalc.memo import memoized
 
 
@@ -81,21 +82,24 @@ def _split(expr, names: tuple[str, ...]):
     """(compiled rest of the objective, {name: compiled product}, rest's invariants) or
     None: see the module."""
     nodes = dag.topo(expr)
-    depends, reads = {}, {}
+    depends: dict[Expr, bool] = {}
+    reads: dict[Expr, bool] = {}
     for node in nodes:
         depends[node] = (isinstance(node, Var) and node.name in names) or any(depends[c] for c in node.args)
         reads[node] = (isinstance(node, Var) and node.name not in names) or any(reads[c] for c in node.args)
     taken = {n.name for n in nodes if isinstance(n, Var)}
-    products, new = {}, {}
-    for node in nodes:
+    products: dict[str, Expr] = {}
+
+    def rule(node: Expr, args: tuple[Expr, ...]) -> Expr:
         if _linear(node, depends, reads):
             name = _fresh(f"along{len(products)}", taken)
-            products[name], new[node] = node, dag.var(name, node.axes)
-        else:
-            new[node] = dag.rebuild(node, tuple(new[c] for c in node.args)) if depends[node] else node
+            products[name] = node
+            return dag.var(name, node.axes)
+        return dag.rebuild(node, args) if depends[node] else node
+
+    rest = rewrite(expr, rule)
     if not products:
         return None
-    rest = new[expr]
     data = {v for p in products.values() for v in tc.variables(p) if v not in names}
     if data & set(tc.variables(rest)):
         return None

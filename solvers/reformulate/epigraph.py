@@ -67,7 +67,9 @@ def lift(task: Task) -> Lifted:
     if not sites:
         return Lifted(task)
     constraints = [dataclasses.replace(c, expr=e) if e is not None else c for c, e in zip(task.constraints, rewritten)]
-    free, x0, added, labels = list(task.free), dict(task.x0), [], []
+    free, x0 = list(task.free), dict(task.x0)
+    added: list[str] = []
+    labels: list[str] = []
     for k, (fn, args, t) in enumerate(sites, 1):
         values = [_value(A, task, x0) for A in args]
         # t >= |A| bounds t below already: a bound t >= 0 beside it would make three
@@ -110,7 +112,7 @@ class _Walk:
 
     def __init__(self, names: frozenset, taken: frozenset, nonneg: frozenset):
         self.names, self.taken, self.nonneg = names, set(taken), nonneg
-        self.sites: list[tuple[str, Expr, Var]] = []
+        self.sites: list[tuple[str, tuple[Expr, ...], Var]] = []
         self.done: dict[tuple, Expr] = {}
         self.counts: dict[str, int] = {}           # the last number given to each kind of site
 

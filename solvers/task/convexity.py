@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from convexcheck import analyze
-from convexcheck.problem.model import Part, Problem
+from convexcheck.problem.model import Declaration, Declarations, Part, Problem
 from solvers.task.records import Task
+from tensorcalc import Expr
 from tensorcalc.memo import memoized
 from tensorcalc.store import cache
 
@@ -27,9 +28,10 @@ def convexity_of(task: Task) -> tuple[str, str | None]:
 
 
 @memoized(maxsize=64)
-def _verdict(expr, sense, declarations, constraints=()) -> str:
+def _verdict(expr: Expr, sense: str, declarations: tuple[tuple[str, Declaration], ...],
+             constraints: tuple[Part, ...] = ()) -> str:
     need = {"minimize": "convex", "maximize": "concave"}[sense]
-    problem = Problem(dict(declarations), sense, Part("objective", "", expr, need), constraints)
+    problem = Problem(Declarations(declarations), sense, Part("objective", "", expr, need), constraints)
     return cache.cached("verdict", (expr, sense, declarations, constraints),
                         lambda: _Analysed.of(analyze(problem, samples=10)), _verdict_data, _verdict_from)[0].verdict
 

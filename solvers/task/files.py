@@ -197,7 +197,7 @@ def write_npz(path: str, arrays: dict[str, np.ndarray]) -> None:
         raise SolverError(f"--out {path}: cannot write the solution ({exc.strerror or exc})") from None
     try:
         with os.fdopen(fd, "wb") as handle:
-            np.savez(handle, **arrays)
+            np.savez(handle, **arrays)  # type: ignore[arg-type]  # numpy's stub reads a key as allow_pickle
             handle.flush()
             os.fsync(handle.fileno())
         if mode is not None:

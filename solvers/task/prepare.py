@@ -24,7 +24,7 @@ import numpy as np
 import tensorcalc as tc
 from convexcheck import load_problem
 from convexcheck.problem.admissible import in_bounds
-from convexcheck.problem.model import Declaration, Part, Problem
+from convexcheck.problem.model import Declaration, Declarations, Part, Problem
 from solvers.task.distributed import lazy, prepared
 from solvers.task.records import MAX_DATA_ENTRIES, Constraint, Free, SolverError, Task, check_real
 from solvers.task.start import start
@@ -152,7 +152,7 @@ def _expression_problem(expr: Expr, data: dict) -> Problem:
         kind = "parameter" if name in data else "variable"
         decls[name] = Declaration(name, kind, dims)
     text = tc.to_text(expr, limit=200)
-    return Problem(decls, "minimize", Part("objective", text, expr, "convex"))
+    return Problem(Declarations(decls), "minimize", Part("objective", text, expr, "convex"))
 
 
 def _check_solvable(problem: Problem) -> None:
@@ -167,7 +167,7 @@ def _fix(problem: Problem, names: list[str]) -> Problem:
         return problem
     decls = {n: dataclasses.replace(d, kind="parameter") if n in names else d
              for n, d in problem.declarations.items()}
-    return dataclasses.replace(problem, declarations=decls)
+    return dataclasses.replace(problem, declarations=Declarations(decls))
 
 
 def _check_names(problem: Problem, data: dict, present) -> None:
@@ -240,7 +240,7 @@ def _start_values(x0, free_decls: list[Declaration]) -> dict[str, np.ndarray]:
 def _sizes(problem: Problem, arrays: dict[str, np.ndarray]) -> dict[str, int]:
     """Named dimension lengths read off the arrays; every place a name is read must agree."""
     sizes: dict[str, int] = {}
-    where: dict[str, str] = {}
+    where: dict[str | int, str] = {}
     for name, array in arrays.items():
         decl = problem.declarations[name]
         if array.ndim != len(decl.dims):
