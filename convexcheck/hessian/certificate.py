@@ -349,8 +349,8 @@ class _Decider:
 
     def _absorbs(self, pos_key, neg_key, sign: int = 1) -> str | None:
         """The variance template (`variance.absorbs`) on two square groups: its bound, or None."""
-        groups = [Group(k, self.weight(k, k), self._f(k)) for k in (pos_key, neg_key)]
-        return absorbs(*groups, self.sign, self.signs.attributes, sign)
+        pos, neg = (Group(k, self.weight(k, k), self._f(k)) for k in (pos_key, neg_key))
+        return absorbs(pos, neg, self.sign, self.signs.attributes, sign)
 
 
 def _components(keys: list, links: list[tuple]) -> list[list]:

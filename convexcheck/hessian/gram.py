@@ -39,9 +39,10 @@ def symbolic_semidefinite(rows: list[list[Poly]], f: int, sign: Callable[[Poly, 
     (False when not shown)."""
     m = [[collect(e) for e in r] for r in rows]
     while len(m) > 2:
-        m = _eliminate(m, f, sign)
-        if m is None:
+        reduced = _eliminate(m, f, sign)
+        if reduced is None:
             return False
+        m = reduced
     if len(m) == 1:
         return sign(m[0][0], f).nonneg
     (a, b), (_, c) = m
@@ -53,9 +54,9 @@ def symbolic_semidefinite(rows: list[list[Poly]], f: int, sign: Callable[[Poly, 
 def _eliminate(m: list[list[Poly]], f: int, sign) -> list[list[Poly]] | None:
     """One fraction-free step on a pivot > 0, or a zero row dropped; None when neither."""
     n = len(m)
-    for k in range(n):
-        if not m[k][k] and not any(m[k]):
-            return [[m[i][j] for j in range(n) if j != k] for i in range(n) if i != k]
+    for z in range(n):
+        if not m[z][z] and not any(m[z]):
+            return [[m[i][j] for j in range(n) if j != z] for i in range(n) if i != z]
     k = next((k for k in range(n) if _positive(sign(m[k][k], f))), None)
     if k is None:
         return None

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from convexcheck.budget import NEVER, Deadline
 from convexcheck.hessian.pairing import Half, kernel_sign, symmetric_node
@@ -90,12 +90,12 @@ def reread(monomials: list[Monomial], halves: list, directions: frozenset,
     def readings(m):
         deadline.check("reading a Hessian's cross terms through kernels")
         return _readings(m, directions, attributes)
-    options = {}
+    unread: dict[int, list[Half]] = {}
     for i in (i for i, h in enumerate(halves) if h is None):
-        options[i] = readings(monomials[i])
-        if not options[i]:
+        unread[i] = readings(monomials[i])
+        if not unread[i]:
             return halves                  # a monomial nothing reads: nothing to gain
-    options = [options[i] if i in options else readings(m) for i, m in enumerate(monomials)]
+    options = [unread[i] if i in unread else readings(m) for i, m in enumerate(monomials)]
     squares = {r.key for o in options for r in o if r.key == r.other}
 
     def best(found):
@@ -129,7 +129,7 @@ def _readings(m: Monomial, directions: frozenset, attributes) -> list[Half]:
         return []
     tried = 0
     for level in range(MAX_LEVEL + 1):
-        found = []
+        found: list[Half] = []
         for extra, chosen in _choices(letters, kernels, rest, level):
             tried += 1
             if tried > MAX_TRIES:
@@ -216,7 +216,10 @@ def _half(coef: float, split: _Split, attributes) -> Half | None:
     sign = 1
     for fs in split.pairs.values():
         for g in fs:
-            sign *= kernel_sign(g, attributes)
+            s = kernel_sign(g, attributes)
+            if s is None:                    # not reached: `_readings` takes signed kernels only
+                return None
+            sign *= s
     a, b = KernelKey(u_key, kernel, f), KernelKey(v_key, kernel, f)
     a, b = sorted((a, b), key=_sortable_key)
     own: dict = {}                            # the weight's own summed letters: f, f+1, ...
@@ -229,7 +232,7 @@ def _group(factors: list[Factor]) -> tuple[Kernel, ...]:
     return tuple(sorted((Kernel(g.node, g.power) for g in factors), key=lambda k: (digest(k.node), k.power)))
 
 
-def _canonical(factors: list[Factor], shared: frozenset, ports: dict, attributes) -> tuple[tuple, list]:
+def _canonical(factors: list[Factor], shared: frozenset, ports: dict, attributes) -> tuple[Any, list]:
     """The least labelled key of a half over the orientations of its symmetric matrices,
     with every (F map, port map) that gives it."""
     flippable = [i for i, g in enumerate(factors) if len(g.letters) == 2 and _symmetric(g.node, attributes)]
@@ -252,7 +255,9 @@ def _label(factors: list[Factor], shared: frozenset, ports: dict):
         return (0,) if c in shared else (1, _sortable_group(ports[c])) if c in ports else (2,)
     ordered = sorted(factors, key=lambda g: (digest(g.node), g.power, tuple(role(c) for c in g.letters)))
     for _ in range(2):
-        fmap, pmap, inner = {}, {}, {}
+        fmap: dict[int, int] = {}
+        pmap: dict[int, int] = {}
+        inner: dict[int, int] = {}
         for g in ordered:
             for c in g.letters:
                 if c in shared:
@@ -262,11 +267,12 @@ def _label(factors: list[Factor], shared: frozenset, ports: dict):
                 else:
                     inner.setdefault(c, len(inner))
         f = len(shared)
-        name = (lambda c: fmap[c] if c in fmap else Port(pmap[c]) if c in pmap else f + inner[c])  # noqa: E731
+        def name(c: int) -> Any:       # a letter, or a Port marker (Factor.letters says int: see pairing)
+            return fmap[c] if c in fmap else Port(pmap[c]) if c in pmap else f + inner[c]
         ordered = sorted(ordered, key=lambda g: (digest(g.node), g.power, _sortable(tuple(map(name, g.letters)))))
     key = tuple(Factor(g.node, tuple(map(name, g.letters)), g.power) for g in ordered)
     sortable = tuple((digest(g.node), g.power, _sortable(g.letters)) for g in key)
-    sortable += tuple(_sortable_group(ports[c]) for c in sorted(pmap, key=pmap.get))
+    sortable += tuple(_sortable_group(ports[c]) for c in sorted(pmap, key=lambda c: pmap[c]))
     return key, sortable, fmap, pmap
 
 

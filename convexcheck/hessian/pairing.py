@@ -13,6 +13,7 @@ entry of a small Gram matrix (`certificate` collects those).
 """
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -51,8 +52,8 @@ class Half(NamedTuple):
     """The monomial as w(F) * <u, K u>: `key` names (u, K) up to renaming; `weight` is w on
     letters 0..f-1; `sign` is +1/-1 for a PSD/NSD kernel."""
 
-    key: ScalarKey | PairKey
-    other: ScalarKey | PairKey   # the other half's key (== key when the monomial is a square)
+    key: Hashable                # a ScalarKey, a PairKey, or a kernels.KernelKey
+    other: Hashable              # the other half's key (== key when the monomial is a square)
     weight: Monomial
     f: int
     sign: int
@@ -224,7 +225,9 @@ def _half(coef, d1, sigma: dict, partner: dict, rest: list[Factor], attributes) 
     fixed = [c for c in dict.fromkeys(c for f in [*half, *kernel, *rest] for c in f.letters)
              if sigma.get(c, c) == c and any(c in f.letters for f in [*half, *kernel])]
     order = {c: k for k, c in enumerate(fixed)}
-    key = _key([Factor(f.node, tuple(Right(sigma[c]) if c not in order and side.get(c) == "R" else c
+    # A key's letters hold Right (and kernels' Port) markers besides numbers, where tensorcalc's
+    # Factor.letters says int: the one place the annotation is narrower than its use.
+    key = _key([Factor(f.node, tuple(Right(sigma[c]) if c not in order and side.get(c) == "R" else c  # type: ignore[misc]
                                      for c in f.letters), f.power) for f in half + kernel], order)
     return Half(key, key, _renamed(coef, weight, order), len(order), sign)
 
@@ -302,8 +305,8 @@ def _definite_sign(node: Expr, attributes) -> int | None:
         return 1
     if isinstance(node, Var):
         definite = getattr(attributes.get(node.name), "definite", None)
-        return {"psd": 1, "pd": 1, "nsd": -1, "nd": -1}.get(definite)
+        return {"psd": 1, "pd": 1, "nsd": -1, "nd": -1}.get(definite or "")
     if isinstance(node, Special) and node.fn == "inv" and isinstance(node.args[0], Var):
         definite = getattr(attributes.get(node.args[0].name), "definite", None)
-        return {"pd": 1, "nd": -1}.get(definite)
+        return {"pd": 1, "nd": -1}.get(definite or "")
     return None

@@ -153,7 +153,7 @@ def _pd(var: Var, attributes) -> bool:
     return getattr(attributes.get(var.name), "definite", None) == "pd"
 
 
-def _inverse_form(p: list[Factor], inverses: dict, f: int, attributes) -> Monomial | None:
+def _inverse_form(p: list[Factor], inverses: dict, f: int, attributes) -> tuple[Factor, ...] | None:
     """<p, M^-1 p> as one monomial on output letters 0..f-1: p on its letters, a copy of p
     with its summed letters renamed, and M^-1[a, a*] per port a. Symmetric factors are
     read in every orientation (S[a,b] = S[b,a]) and the reading with fewest factors kept,

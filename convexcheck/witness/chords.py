@@ -52,7 +52,8 @@ def chord_witnesses(expr, problem: Problem, variables: list[str], want, *, pairs
     pairs = min(pairs, int(WORK_LIMIT // (PER_PAIR * max(work([expr], problem, sizes), 1.0))))
     if not EXTENDED or not want or pairs <= 0:
         return found
-    rng, used, drawn = np.random.default_rng([seed, 1]), 0, {}
+    rng, used = np.random.default_rng([seed, 1]), 0
+    drawn: dict = {}
     for k in range(ATTEMPTS * pairs):
         if used >= pairs or set(want) <= set(found) or deadline.stop(lambda: f"chords (after {used} of {pairs} pairs)"):
             break

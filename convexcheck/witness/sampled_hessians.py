@@ -27,7 +27,7 @@ from convexcheck.problem.admissible import MAX_ENTRIES, SizeError
 from convexcheck.problem.model import Problem
 from tensorcalc import dag
 from tensorcalc.codegen.runtime import Contraction
-from tensorcalc.dag import Axis, Product, Sum
+from tensorcalc.dag import Axis, Expr, Product, Sum
 from tensorcalc.memo import memoized
 
 # ----------------------------------------------------------------------------- coordinates
@@ -192,7 +192,9 @@ def hoist(exprs, moving: set, taken) -> tuple[dict, list]:
     """Split `exprs` at the variables named in `moving`: ({name: subexpression}, exprs
     with each largest subexpression that reads none of `moving` (and is not a leaf)
     replaced by a new variable of that name and its axes)."""
-    new, fixed, moves = {}, {}, set()
+    new: dict[Expr, Expr] = {}
+    fixed: dict[str, Expr] = {}
+    moves: set = set()
     for node in dag.topo(*exprs):
         args = tuple(new[c] for c in node.args)
         if isinstance(node, dag.Var) and node.name in moving or any(c in moves for c in node.args):
@@ -287,7 +289,8 @@ def lanczos(op, steps: int):
     themselves (matrix products, the actual computing) keep BLAS's threads."""
     m = op.shape[0]
     q = np.zeros((max(1, min(m, steps, MAX_ENTRIES // max(m, 1))), m))
-    alpha, beta = [], []
+    alpha: list[float] = []
+    beta: list[float] = []
     v = np.random.default_rng(0).standard_normal(m)
     v /= np.linalg.norm(v)
     for j in range(len(q)):
