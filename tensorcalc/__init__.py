@@ -27,5 +27,7 @@ from tensorcalc.printing.text import to_text
 
 __all__ = [
     "Axis", "Expr", "Spec", "Input", "TensorCalcError", "ParseError", "ShapeError", "DomainError",
-    "parse", "parse_expr", "parse_def", "compile", "derivative", "hessian", "pushforward", "hessian_matrix", "as_matrix", "simplify", "evaluate", "to_text", "count_nodes", "same_structure", "variables", "check_derivative",
+    "parse", "parse_expr", "parse_def", "compile", "derivative", "hessian", "pushforward", "hessian_matrix",
+    "as_matrix", "simplify", "evaluate", "to_text", "count_nodes", "same_structure", "digest", "variables",
+    "check_derivative",
 ]

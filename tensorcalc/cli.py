@@ -21,7 +21,7 @@ import os
 import re
 import sys
 import warnings
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, TypeVar
 
 from tensorcalc import dag
 from tensorcalc.dag import Axis, Expr, Var
@@ -30,6 +30,8 @@ from tensorcalc.errors import TensorCalcError
 from tensorcalc.language.meaning import parse, parse_expr
 from tensorcalc.options import finite, whole
 from tensorcalc.printing.text import to_text
+
+T = TypeVar("T")
 
 MAX_FILE = 8_000_000
 MAX_POINTS = 1000   # each point costs finite differences in every entry of the variable
@@ -236,7 +238,7 @@ def _check_line(wrt: str, check: dict) -> str:
             f"{signs}: max relative error {check['max_error']:.2e} (order {check['order']}) {verdict}")
 
 
-def guarded(prog: str, action, args) -> int:
+def guarded(prog: str, action: Callable[[T], int], args: T) -> int:
     """Run `action(args)`; bad input becomes 'PROG: error: ...' on stderr and exit status 2
     (no traceback), an interrupt 130, a closed output pipe (`| head`) a quiet 0. Warnings
     (such as the disk cache's) print as one line 'PROG: warning: ...' each."""

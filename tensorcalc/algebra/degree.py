@@ -17,19 +17,20 @@ is constant), and <= 1 proves it affine.
 from __future__ import annotations
 
 import math
+from typing import Iterable
 
 from tensorcalc.dag import Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var, topo
 
 INF = math.inf
 
 
-def degree(expr: Expr, names) -> float:
+def degree(expr: Expr, names: Iterable[str]) -> float:
     """The degree of `expr` in the variables `names` (0 when none occurs; inf when it is
     not a polynomial in them); one walk over the graph."""
-    names = frozenset(names)
+    wrt = frozenset(names)
     found: dict[Expr, float] = {}
     for node in topo(expr):
-        found[node] = RULES[type(node)](node, [found[a] for a in node.args], names)
+        found[node] = RULES[type(node)](node, [found[a] for a in node.args], wrt)
     return found[expr]
 
 

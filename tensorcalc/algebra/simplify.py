@@ -20,6 +20,7 @@ products over sums, and written back as contractions.
 from __future__ import annotations
 
 import math
+from typing import Any, Callable
 
 import numpy as np
 
@@ -70,7 +71,9 @@ def _inner(nodes: list[Expr], root: Expr) -> tuple[set[Expr], set[Expr], set[Exp
     for node in nodes:
         for child in node.args:
             parents.setdefault(child, []).append(node)
-    sums, products, single = set(), set(), set()
+    sums: set[Expr] = set()
+    products: set[Expr] = set()
+    single: set[Expr] = set()
     for node in nodes:
         above = parents.get(node, [])
         if node is root or not above:
@@ -86,7 +89,8 @@ def _inner(nodes: list[Expr], root: Expr) -> tuple[set[Expr], set[Expr], set[Exp
 
 def _addends(node: Sum, inner: set[Expr], new: dict[Expr, Expr]) -> list[Expr]:
     """The addends of a sum, read through inner sums and through simplified ones."""
-    out, stack = [], [node]
+    out: list[Expr] = []
+    stack: list[Expr] = [node]
     while stack:
         n = stack.pop()
         if n is node or n in inner:
@@ -146,16 +150,19 @@ def _added(like: list[Monomial]) -> list[Monomial]:
 class _Group:
     """Terms equal to `first` except for factor q (the members' factor p)."""
 
-    def __init__(self, first: Monomial):
-        self.first, self.q, self.members = first, None, []
+    def __init__(self, first: Monomial) -> None:
+        self.first = first
+        self.q: int | None = None
+        self.members: list[tuple[Monomial, int]] = []
 
     def combined(self) -> Monomial:
-        if not self.members:
+        q = self.q
+        if not self.members or q is None:            # q is set with the first member
             return self.first
-        node, s, _ = self.first.factors[self.q]
+        node, s, _ = self.first.factors[q]
         parts = [_scaled(self.first.coef, node)] + [_scaled(t.coef, t.factors[p].node) for t, p in self.members]
         factors = list(self.first.factors)
-        factors[self.q] = Factor(_sum(parts, node.axes), s)
+        factors[q] = Factor(_sum(parts, node.axes), s)
         return Monomial(1.0, tuple(factors))
 
 
@@ -225,7 +232,7 @@ def _gather(node: Gather) -> Expr:
 # One rule per node type, each correct on its own. The driver reads products and
 # negations through `normal_term` with its context (inner and single-use operands), and
 # sums through `_sum`, so for those types the table entries serve direct calls only.
-RULES = {
+RULES: dict[type[Expr], Callable[[Any], Expr]] = {
     Var: _same, Const: _same, Delta: _same, Special: _same,
     Sum: lambda node: _sum(list(node.args), node.axes),
     Product: _product, Elementwise: _elementwise, Power: _power, Gather: _gather,

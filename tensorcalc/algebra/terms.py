@@ -40,7 +40,7 @@ def normal_term(node: Expr, ctx: "Context | None" = None) -> Monomial:
     coef, factors = term_of(node, ctx or Context())
     if coef == 0.0 or any(isinstance(f.node, Const) and f.node.value == 0.0 for f in factors):
         return Monomial(0.0, ())
-    return Monomial(coef, _merge_same_letters(_identities(drop_ones(relabel_deltas(factors, node.order)))))
+    return Monomial(coef, tuple(_merge_same_letters(_identities(drop_ones(relabel_deltas(factors, node.order))))))
 
 
 def term_of(node: Expr, ctx: "Context") -> tuple[float, list[Factor]]:

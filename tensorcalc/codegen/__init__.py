@@ -1,1 +1,2 @@
-"""Code generation: expressions planned and emitted as einsum programs, the gate in front of exec, the runtime and NumPy evaluation."""
+"""Code generation: expressions planned and emitted as einsum programs, the gate in front of
+exec, and the runtime compiled code calls."""

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -68,7 +68,7 @@ class Plan:
 class _Planner:
     def __init__(self):
         self.steps: list[Step] = []
-        self.names: dict[Expr, str] = {}
+        self.names: dict[Expr | tuple[str, Expr], str] = {}    # a node's, or its ('array' | 'out', node)
         self.contractions: list[str] = []
         self.lengths: dict[tuple[Axis, str, int], None] = {}
         self.folded: set[Expr] = set()   # single-use products a negation above them plans
@@ -98,7 +98,7 @@ class _Planner:
             return self.names[key]
         return self.names[node]
 
-    def add(self, node: Expr, code: str, args: tuple[str, ...] = ()) -> None:
+    def add(self, node: Expr | tuple[str, Expr], code: str, args: tuple[str, ...] = ()) -> None:
         self.names[node] = self.step(code, args)
 
     def shape(self, node: Expr) -> str:
@@ -275,14 +275,14 @@ def _absorb_weights(p: _Planner, operands: list[str], inputs: list[str], out: st
 
 def _elementwise(p: _Planner, node: Elementwise) -> None:
     (arg,) = node.args
-    if node.fn == "neg" and arg in p.folded:
+    if node.fn == "neg" and isinstance(arg, Product) and arg in p.folded:     # folded: products only
         _product(p, arg, extra=-1.0)                    # -(contraction): scale an operand
         p.names[node] = p.names.pop(arg)
         return
     _short_step(p, node, ELEMENTWISE_CODE[node.fn], (arg,), (arg,))
 
 
-PLAN_RULES = {
+PLAN_RULES: dict[type[Expr], Callable[[_Planner, Any], None]] = {
     Var: _var,
     Const: _const,
     Delta: lambda p, node: None,                     # materialised on demand by _Planner.array

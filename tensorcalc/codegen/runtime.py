@@ -147,12 +147,12 @@ class Contraction:
         self.summed_only = len(operands) == 1 and bool(self.sums[0]) and self.equation == f"{out}->{out}"
 
     def __call__(self, *arrays: Array) -> Array:
-        arrays = [a.sum(axis=axes) if axes else a for a, axes in zip(arrays, self.sums)]
+        summed = [a.sum(axis=axes) if axes else a for a, axes in zip(arrays, self.sums)]
         if self.summed_only:
-            return arrays[0]
-        shapes = tuple(a.shape for a in arrays)
+            return summed[0]
+        shapes = tuple(a.shape for a in summed)
         expression = self.cache.get(shapes)
         if expression is None:
             expression = opt_einsum.contract_expression(self.equation, *shapes, optimize="auto")
             self.cache[shapes] = expression
-        return expression(*arrays, backend="dask" if any(map(is_dask, arrays)) else "auto")
+        return expression(*summed, backend="dask" if any(map(is_dask, summed)) else "auto")

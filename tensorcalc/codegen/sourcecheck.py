@@ -109,9 +109,10 @@ def _lookup_ok(node: ast.Subscript) -> bool:
             and type(s.value) in (str, int) and _constant_ok(s.value))
 
 
-def _callee_ok(func) -> bool:
+def _callee_ok(func: ast.expr) -> bool:
     if isinstance(func, ast.Name):
         return func.id in HELPERS
     if isinstance(func, ast.Attribute):
         return isinstance(func.value, ast.Name) and func.value.id == "xp" and func.attr in _xp_functions()
-    return isinstance(func, ast.Subscript) and _lookup_ok(func) and func.value.id == "_c"
+    return (isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name) and _lookup_ok(func)
+            and func.value.id == "_c")

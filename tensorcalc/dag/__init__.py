@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from typing import Iterable, Protocol, TypeVar, cast
+from typing import Iterable, Protocol, Sequence, TypeVar, cast
 
 from tensorcalc.dag.axes import LETTERS, Axis, Spec, as_spec, canonical_spec, format_axes, product_axes
 from tensorcalc.errors import TensorCalcError
@@ -220,7 +220,7 @@ def add(a: Expr, b: Expr) -> Sum:
     return intern(Sum, (), (a, b), a.axes)
 
 
-def product(a: Expr, b: Expr, spec) -> Expr:
+def product(a: Expr, b: Expr, spec: Spec | str | Sequence[str]) -> Expr:
     """`a *(s1,s2->s3) b`; the letters are renamed to canonical order.
 
     The identity law `a *(s,->s) 1 = a` (and its mirror) is applied, so a printed
@@ -232,15 +232,15 @@ def product(a: Expr, b: Expr, spec) -> Expr:
     return contraction((a, b), spec)
 
 
-def contraction(operands: tuple[Expr, ...], spec) -> Expr:
+def contraction(operands: Sequence[Expr], spec: Spec | str | Sequence[str]) -> Expr:
     """The multi-operand product C[out] = sum over the other letters of prod_k X_k[s_k]."""
-    operands, spec = tuple(operands), canonical_spec(as_spec(spec))
-    axes = product_axes(spec, tuple(x.axes for x in operands))
-    if len(operands) == 2:
-        for one, other, s in ((1, 0, spec.inputs[0]), (0, 1, spec.inputs[1])):
-            if _is_one(operands[one]) and s == spec.out:
-                return operands[other]
-    return intern(Product, (spec,), operands, axes)
+    args, canonical = tuple(operands), canonical_spec(as_spec(spec))
+    axes = product_axes(canonical, tuple(x.axes for x in args))
+    if len(args) == 2:
+        for one, other, s in ((1, 0, canonical.inputs[0]), (0, 1, canonical.inputs[1])):
+            if _is_one(args[one]) and s == canonical.out:
+                return args[other]
+    return intern(Product, (canonical,), args, axes)
 
 
 def elementwise(fn: str, a: Expr) -> Expr:

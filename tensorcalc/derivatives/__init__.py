@@ -1,1 +1,2 @@
-"""Differentiation: reverse mode, forward mode, det/adj, finite-difference checks and matrix views of derivative tensors."""
+"""Differentiation: reverse mode (one pullback rule per node type), forward mode on the same
+rules, and finite-difference checks of derivatives."""

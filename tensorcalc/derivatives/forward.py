@@ -7,6 +7,8 @@ type, in the same language; a subexpression that does not depend on x has no tan
 """
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from tensorcalc import dag
 from tensorcalc.algebra.simplify import simplify as simplified
 from tensorcalc.dag import LETTERS, Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
@@ -14,7 +16,7 @@ from tensorcalc.derivatives.reverse import ELEMENTWISE_DERIVATIVES, SPECIAL_DERI
 from tensorcalc.errors import TensorCalcError
 
 
-def pushforward(expr: Expr, wrt: str | Var, direction: str | Expr = None, simplify: bool = True) -> Expr:
+def pushforward(expr: Expr, wrt: str | Var, direction: str | Expr | None = None, simplify: bool = True) -> Expr:
     """d expr[x + t v] / dt at t = 0 for x = wrt and v = direction.
 
     `direction` is an expression with x's axes, or the name of a new variable that gets
@@ -29,11 +31,12 @@ def pushforward(expr: Expr, wrt: str | Var, direction: str | Expr = None, simpli
         else:
             ts = [tangent[c] for c in node.args]
             tangent[node] = None if all(t is None for t in ts) else TANGENTS[type(node)](node, ts)
-    result = tangent[expr] if tangent[expr] is not None else dag.const(0.0, expr.axes)
+    found = tangent[expr]
+    result = found if found is not None else dag.const(0.0, expr.axes)
     return simplified(result) if simplify else result
 
 
-def _direction(x: Var, direction) -> Expr:
+def _direction(x: Var, direction: str | Expr | None) -> Expr:
     if direction is None:
         direction = "d" + x.name
     if isinstance(direction, str):
@@ -71,7 +74,7 @@ def _power(node: Power, ts: list) -> Expr:
     a = node.args[0]
     s = LETTERS[:a.order]
     in_base, in_exponent = power_partials(node)
-    parts = [dag.hadamard(in_base, ts[0])] if ts[0] is not None else []
+    parts: list[Expr] = [dag.hadamard(in_base, ts[0])] if ts[0] is not None else []
     if ts[1] is not None:
         parts.append(dag.product(in_exponent, ts[1], (s, "", s)))
     return dag.add_all(parts)
@@ -81,7 +84,7 @@ def _leaf(node: Expr, ts: list) -> Expr:
     raise AssertionError(f"{type(node).__name__} has no tangent rule: it has no children")
 
 
-TANGENTS = {
+TANGENTS: dict[type[Expr], Callable[[Any, list], Expr]] = {
     Var: _leaf, Const: _leaf, Delta: _leaf,
     Sum: _sum, Product: _product, Elementwise: _elementwise, Special: _special, Power: _power,
     Gather: lambda node, ts: dag.rebuild(node, (ts[0],)),          # linear: the gather of the tangent

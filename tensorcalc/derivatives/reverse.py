@@ -12,6 +12,8 @@ in both a and b becomes exp(b * log(a)) (table 3.1).
 """
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from tensorcalc import dag, graph
 from tensorcalc.algebra.simplify import simplify as simplified
 from tensorcalc.collector import pausing
@@ -147,7 +149,10 @@ def contract(operands: tuple[Expr, ...], inputs: tuple[str, ...], target: str) -
     if unique == target:
         return result
     axis = dict(zip("".join(inputs), (ax for x in operands for ax in x.axes)))
-    seen, renamed, first, extra = set(), [], [], []
+    seen: set[str] = set()
+    renamed: list[str] = []
+    first: list[str] = []
+    extra: list[str] = []
     for c in target:
         if c in seen:
             m = _fresh(1, "".join(inputs) + target + "".join(extra))
@@ -176,7 +181,7 @@ def _product(node: Product, pullback: Expr, i: int, q: int) -> Expr:
                     (s4 + out, *(inputs[k] for k in others)), s4 + inputs[i])
 
 
-def _chain(pullback: Expr, q: int, fprime: Expr, child: Expr, out_order: int) -> Expr:
+def _chain(pullback: Expr, q: int, fprime: Expr, child: Expr, out_order: int | None) -> Expr:
     """pullback *(s4 s2, s2 s1 -> s4 s1) f', s2 the node's and s1 the child's indices;
     for an element-wise f the two coincide and f' is stored diagonal: *(s4 s1, s1 -> s4 s1)."""
     s1 = LETTERS[:child.order]
@@ -270,7 +275,7 @@ def _leaf(node: Expr, pullback: Expr, i: int, q: int) -> Expr:
     raise AssertionError(f"{type(node).__name__} has no children")
 
 
-PULLBACKS = {
+PULLBACKS: dict[type[Expr], Callable[[Any, Expr, int, int], Expr]] = {
     Var: _leaf, Const: _leaf, Delta: _leaf,
     Sum: _sum, Product: _product, Elementwise: _elementwise, Special: _special, Power: _power,
     Gather: lambda node, pullback, i, q: affine.transpose(node, pullback, q),

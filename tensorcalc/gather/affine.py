@@ -42,20 +42,20 @@ def gather(x: Expr, batch: int, shape: Sequence[int], source: Sequence[int], row
         raise TensorCalcError(f"gather: the batch order must be an integer from 0 to {dag.MAX_ORDER}, got {batch!r}")
     shape, source, axes = tuple(map(int, shape)), tuple(map(int, source)), tuple(axes)
     rows = tuple(_reduced(tuple(map(int, a)), int(c), int(d)) for a, c, d in rows)
-    domain = _simplified_domain(shape, domain)
+    kept = _simplified_domain(shape, domain)
     if x.order != batch + len(source) or len(rows) != len(source) or len(axes) != len(shape):
         raise TensorCalcError(f"gather: x has order {x.order}, expected batch {batch} + {len(source)} "
                               f"gathered axes, with one index row per gathered axis")
     if any(len(a) != len(shape) or d < 1 for a, _, d in rows) or any(n < 1 for n in shape):
         raise TensorCalcError("gather: malformed index rows or an empty output axis")
-    if domain is None:
+    if kept is None:
         return dag.const(0.0, x.axes[:batch] + axes)
     if isinstance(x, Gather) and x.batch == batch and all(d == 1 for _, _, d in rows + x.rows):
-        return _composed(x, shape, rows, domain, axes)
+        return _composed(x, shape, rows, kept, axes)
     if isinstance(x, dag.Sum) or (isinstance(x, dag.Elementwise) and x.fn == "neg"):
-        parts = [gather(a, batch, shape, source, rows, domain, axes) for a in x.args]   # linear
+        parts = [gather(a, batch, shape, source, rows, kept, axes) for a in x.args]   # linear
         return dag.add(*parts) if len(parts) == 2 else dag.neg(parts[0])
-    return dag.intern(Gather, (batch, shape, source, rows, domain), (x,), x.axes[:batch] + axes)
+    return dag.intern(Gather, (batch, shape, source, rows, kept), (x,), x.axes[:batch] + axes)
 
 
 def _composed(inner: Gather, shape, rows, domain, axes) -> Expr:
@@ -200,8 +200,8 @@ class Solution:
         G, g0 = self._g_rows()
         rows = []
         for a, c in list(self.node.domain) + box_rows(self.node.shape, len(self.node.shape)):
-            a = np.array(a, dtype=object)
-            rows.append((tuple(int(v) for v in a @ G), int(a @ g0 + self.s * c)))
+            row = np.array(a, dtype=object)
+            rows.append((tuple(int(v) for v in row @ G), int(row @ g0 + self.s * c)))
         return rows + self.cokernel
 
     def _kernel_box(self) -> tuple[list[tuple[int, int]], bool]:
@@ -220,7 +220,7 @@ class Solution:
                 if lo is None or hi is None:
                     raise AssertionError("a kernel coordinate of a bounded box is unbounded")
                 box.append((lo, hi))
-        return box, feasible
+        return box, bool(feasible)                  # set in the first pass: there is one
 
     @property
     def zsize(self) -> tuple[int, ...]:

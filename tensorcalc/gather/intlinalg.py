@@ -27,9 +27,12 @@ from __future__ import annotations
 import math
 import numbers
 from fractions import Fraction
-from typing import NamedTuple
+from typing import NamedTuple, Sequence, Union
 
 import numpy as np
+
+Matrix = Union[np.ndarray, Sequence[Sequence[int]]]     # integer entries
+Vector = Union[np.ndarray, Sequence[int]]
 
 __all__ = ["ext_gcd", "Smith", "smith", "pseudo_inverse", "kernel", "cokernel", "solve",
            "hermite", "Elimination", "fourier_motzkin", "integer_bounds", "integer_points"]
@@ -199,7 +202,7 @@ def _fix_diagonal(S, V, rank: int):
     return None
 
 
-def smith(A) -> Smith:
+def smith(A: Matrix) -> Smith:
     """Smith normal form of the integer n x m matrix A (Alg. 1): S = U A V with U (n x n)
     and V (m x m) unimodular, S diagonal with s_1 | s_2 | ... | s_rank all positive,
     followed by zeros. Works for the zero matrix and for 0 x m and n x 0 shapes."""
@@ -216,7 +219,7 @@ def smith(A) -> Smith:
 
 # ---------------------------------------------------------------- integer equations, sec. 4.1
 
-def pseudo_inverse(A) -> tuple[np.ndarray, int]:
+def pseudo_inverse(A: Matrix) -> tuple[np.ndarray, int]:
     """(N, den): the pseudo-inverse I = V S^+ U of eq. (18) as N / den, with N an integer
     m x n matrix and den = s_rank > 0 (1 for rank 0). A @ I @ A == A exactly."""
     S, U, V, rank = smith(A)
@@ -227,21 +230,21 @@ def pseudo_inverse(A) -> tuple[np.ndarray, int]:
     return _matrix(N, n), den
 
 
-def kernel(A) -> np.ndarray:
+def kernel(A: Matrix) -> np.ndarray:
     """m x (m - rank) integer basis of {x in Z^m : A x = 0}: the last columns of V.
     Every integer solution of A x = 0 is an integer combination of its columns."""
     _, _, V, rank = smith(A)
     return V[:, rank:]
 
 
-def cokernel(A) -> np.ndarray:
+def cokernel(A: Matrix) -> np.ndarray:
     """(n - rank) x n integer matrix C (rows rank.. of U) with C @ A == 0; A x = b is
     solvable over the rationals iff C @ b == 0 (eq. 16)."""
     _, U, _, rank = smith(A)
     return U[rank:, :]
 
 
-def solve(A, b) -> tuple[np.ndarray | None, np.ndarray]:
+def solve(A: Matrix, b: Vector) -> tuple[np.ndarray | None, np.ndarray]:
     """(x0, K): an integer x0 with A @ x0 == b (None when there is none: C b != 0 or
     I b not integral) and the kernel K; the integer solutions are exactly x0 + K z."""
     S, U, V, rank = smith(A)
@@ -271,7 +274,7 @@ def _gather_pivot(H, W, r: int, c: int) -> bool:
     return H[r][c] != 0
 
 
-def hermite(A) -> tuple[np.ndarray, np.ndarray]:
+def hermite(A: Matrix) -> tuple[np.ndarray, np.ndarray]:
     """(H, W) with H = W @ A, W unimodular and H in row echelon (Hermite) form: each
     pivot is positive and lies right of the previous one, zero rows are at the bottom,
     and the entries above a pivot p are reduced to 0 <= h < p."""
@@ -337,7 +340,7 @@ def _bound(rows, k: int, m: int, n: int, sign: int):
     return _matrix(cb, n), _matrix(cx, m - k - 1)
 
 
-def fourier_motzkin(A) -> Elimination:
+def fourier_motzkin(A: Matrix) -> Elimination:
     """Eliminate x_0, x_1, ..., x_{m-1} in turn from A x >= b (Alg. 3), for any b; A may
     hold ints or Fractions. See `Elimination` for the meaning and signs of the output."""
     entries = _entries(A, numbers.Rational, "A")
@@ -358,7 +361,7 @@ def fourier_motzkin(A) -> Elimination:
     return Elimination(lower, upper, _matrix([c for _, c in _dedupe(rows)], n))
 
 
-def integer_bounds(elim: Elimination, b, k: int, x_later) -> tuple[int | None, int | None]:
+def integer_bounds(elim: Elimination, b: Vector, k: int, x_later: Sequence[int]) -> tuple[int | None, int | None]:
     """(ceil of max lower bound, floor of min upper bound) of x_k for the integer vector
     b and x_later = values of x_{k+1}..x_{m-1}; None for an unbounded side. The range is
     empty when lo > hi."""
@@ -390,7 +393,7 @@ def _points(elim: Elimination, b, k: int, later: tuple):
         yield from _points(elim, b, k - 1, (v,) + later)
 
 
-def integer_points(A, b) -> list[tuple[int, ...]]:
+def integer_points(A: Matrix, b: Vector) -> list[tuple[int, ...]]:
     """All integer x with A @ x >= b, each once, with x_{m-1} varying slowest. Raises
     ValueError naming a variable that is unbounded on a non-empty branch."""
     elim = fourier_motzkin(A)

@@ -1,1 +1,2 @@
-"""The language stage: text to an expression DAG (grammar, syntax, sugar, meaning, matrix input, indexing, element-wise definitions)."""
+"""The language stage: text to an expression DAG (grammar, syntax, sugar, meaning, matrix
+input, indexing, element-wise definitions)."""

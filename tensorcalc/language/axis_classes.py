@@ -21,7 +21,7 @@ class UnionFind:
 
     def __init__(self) -> None:
         self.sets: DisjointSets[int] = DisjointSets()
-        self.dim: dict[int, object] = {}
+        self.dim: dict[int, str | int] = {}
         self.count = 0
 
     def new(self) -> int:
@@ -50,6 +50,6 @@ class UnionFind:
         da, db = self.dim.get(self.find(a)), self.dim.get(self.find(b))
         return da is not None and db is not None and da != db
 
-    def dims(self, ids: Iterable[int]) -> list[object]:
+    def dims(self, ids: Iterable[int]) -> list[str | int | None]:
         """The dimension of each id's class, None where unknown."""
         return [self.dim.get(self.find(i)) for i in ids]

@@ -21,7 +21,7 @@ import math
 import sys
 from dataclasses import dataclass, field
 from importlib.resources import files
-from typing import Mapping, NoReturn, cast
+from typing import Mapping, NoReturn, Sequence, cast
 
 import lark
 import numpy as np
@@ -125,7 +125,7 @@ class Scope:
         a = tuple(coef.get(n, 0) for n in self.names)
         return a, const + sum(v * o for v, o in zip(a, self.offsets))
 
-    def values(self, a, c) -> np.ndarray:
+    def values(self, a: Sequence[int], c: int) -> np.ndarray:
         """The affine function on the whole box (broadcast grids), masked by the domain."""
         grids = np.ogrid[tuple(slice(0, n) for n in self.lengths)] if self.lengths else []
         return affine.affine_values(grids, a, c)
@@ -262,8 +262,8 @@ class _Builder:
         inner.domain += [(a + (-1,), c - box[0]) for a, c in highs]                        # k <= hi
         body = self.build(node.args[3], inner)
         n = len(inner.lengths)
-        masked = affine.gather(body, 0, inner.lengths, inner.lengths,
-                               [(tuple(int(i == j) for i in range(n)), 0, 1) for j in range(n)], inner.domain, inner.axes)
+        rows = [(tuple(int(i == j) for i in range(n)), 0, 1) for j in range(n)]
+        masked = affine.gather(body, 0, inner.lengths, inner.lengths, rows, inner.domain, inner.axes)
         s = dag.LETTERS[:n]
         return dag.product(masked, dag.const(1.0, inner.axes[-1:]), (s, s[-1], s[:-1]))
 

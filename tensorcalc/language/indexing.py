@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import NamedTuple
+from typing import Mapping, NamedTuple, Sequence
 
 from tensorcalc import dag
 from tensorcalc.gather import affine
+from tensorcalc.language.rule_context import Analysis
 from tensorcalc.language.syntax import Slice, Syntax
 
 WHOLE = Slice(0, 0, None, None, None)      # an axis left out: taken whole
@@ -40,7 +41,7 @@ class Plan(NamedTuple):
         return sum(p is None or p[2] is not None for p in self.picks)
 
 
-def order(an, node: Syntax) -> int:
+def order(an: Analysis, node: Syntax) -> int:
     """The order of the access; reads and checks its subscripts once (an.plans)."""
     name, subs = node.value
     if name not in an.orders:
@@ -56,7 +57,7 @@ def order(an, node: Syntax) -> int:
     return an.plans[node].order
 
 
-def axes(an, node: Syntax) -> tuple[int, ...]:
+def axes(an: Analysis, node: Syntax) -> tuple[int, ...]:
     """Axes taken whole are the array's own; a slice's axis is fresh, of its length."""
     plan, ids = an.plans[node], an.var_ids[node.value[0]]
     out = []
@@ -69,7 +70,8 @@ def axes(an, node: Syntax) -> tuple[int, ...]:
     return tuple(out)
 
 
-def build(an, node: Syntax, args, axes, declared) -> dag.Expr:
+def build(an: Analysis, node: Syntax, args: Sequence[dag.Expr], axes: Sequence[dag.Axis],
+          declared: Mapping[str, dag.Var]) -> dag.Expr:
     """The gather: whole axes moved to the front as its batch, then back in place."""
     plan, ids = an.plans[node], an.var_ids[node.value[0]]
     whole = [k for k, p in enumerate(plan.picks) if p is None]
@@ -79,7 +81,7 @@ def build(an, node: Syntax, args, axes, declared) -> dag.Expr:
     sliced = [k for k in picked if plan.picks[k][2] is not None]
     place = {k: q for q, k in enumerate(sorted(whole + sliced))}      # position in the result
     rows = [_row(plan.picks[k], sliced.index(k) if k in sliced else None, len(sliced)) for k in picked]
-    source = [an.uf.dim[an.uf.find(ids[k])] for k in picked]
+    source = [_length(an.uf.dim[an.uf.find(ids[k])]) for k in picked]
     g = affine.gather(_permuted(declared[plan.name], whole + picked), len(whole),
                       [plan.picks[k][2] for k in sliced], source, rows, (), [axes[place[k]] for k in sliced])
     order = whole + sliced                                            # the gather's axes
@@ -102,7 +104,7 @@ def _row(pick, q: int | None, width: int) -> tuple[tuple[int, ...], int, int]:
     return tuple(coefficients), start, 1
 
 
-def _pick(an, node: Syntax, sub, dim, k: int):
+def _pick(an: Analysis, node: Syntax, sub, dim, k: int):
     """None (whole), or (start, step, count) of a slice, or (index, 0, None)."""
     if isinstance(sub, Slice) and sub.start is sub.stop is sub.step is None:
         return None
@@ -119,7 +121,7 @@ def _pick(an, node: Syntax, sub, dim, k: int):
                          f"{dim - 1}, or -1 to -{dim} from the end")
         return (i % dim, 0, None)
     parts = [None if p is None else _whole(an, p, node) for p in (sub.start, sub.stop, sub.step)]
-    if parts[2] == 0:
+    if parts[2] == 0 and sub.step is not None:
         an.fail(sub.step, "a slice's step cannot be 0")
     r = range(dim)[slice(*parts)]
     if not len(r):
@@ -128,7 +130,13 @@ def _pick(an, node: Syntax, sub, dim, k: int):
     return (r.start, r.step, len(r))
 
 
-def _whole(an, sub, node: Syntax) -> int:
+def _length(dim: object) -> int:
+    """A picked axis's length: `_pick` refused any axis whose length is not a number."""
+    assert isinstance(dim, int), "a picked axis has a numeric length"
+    return dim
+
+
+def _whole(an: Analysis, sub, node: Syntax) -> int:
     """A subscript written as a whole number, or minus one."""
     negative = sub.kind == "neg"
     digits = sub.args[0] if negative else sub
@@ -139,17 +147,19 @@ def _whole(an, sub, node: Syntax) -> int:
     return -int(digits.value) if negative else int(digits.value)
 
 
-def build_max(an, node: Syntax, args, axes) -> dag.Expr:
+def build_max(an: Analysis, node: Syntax, args: Sequence[dag.Expr], axes: Sequence[dag.Axis]) -> dag.Expr:
     """max(x) as nested b + relu(a - b) over x's entries; min(x) as -max(-x)."""
     x = args[0] if node.value == "max" else dag.neg(args[0])
     dims = an.uf.dims(an.ids[node.args[0]])
-    if not all(isinstance(d, int) for d in dims) or math.prod(dims) > MAX_ENTRIES:
+    lengths = [d for d in dims if isinstance(d, int)]
+    if len(lengths) != len(dims) or math.prod(lengths) > MAX_ENTRIES:
         shown = ", ".join(str(d) for d in dims)
         an.fail(node, f"{node.value}(x) reads every entry of x, so its lengths must be numbers with at most "
                       f"{MAX_ENTRIES} entries in all; x here has shape ({shown}): use maximum(a, b) entry by "
                       f"entry, or log_sum_exp(x) for a smooth upper bound")
-    best = None
-    for index in itertools.product(*(range(d) for d in dims)):
-        entry = affine.gather(x, 0, (), dims, [((), k, 1) for k in index], (), ()) if dims else x
+    best: dag.Expr | None = None
+    for index in itertools.product(*(range(d) for d in lengths)):
+        entry = affine.gather(x, 0, (), lengths, [((), k, 1) for k in index], (), ()) if lengths else x
         best = entry if best is None else dag.add(entry, dag.elementwise("relu", dag.sub(best, entry)))
+    assert best is not None, "declared lengths are positive: there is an entry"
     return best if node.value == "max" else dag.neg(best)

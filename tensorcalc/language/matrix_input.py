@@ -19,9 +19,10 @@ that describe an operand in a message: its text and its shape, as far as it is k
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Callable, Mapping, NamedTuple, Sequence
 
 from tensorcalc import dag
+from tensorcalc.language.rule_context import Analysis
 from tensorcalc.language.syntax import Syntax
 
 
@@ -89,51 +90,51 @@ def flip_text(text: str, is_transpose: bool, inner: str | None, simple: bool) ->
 
 # ---------------------------------------------------------------------- the rules of *
 
-def operand_kind(an, node: Syntax) -> str:
+def operand_kind(an: Analysis, node: Syntax) -> str:
     """S, C, R, M or T (see the module docstring)."""
     return kind(an.order[node], node in an.row)
 
 
-def like(an, node: Syntax, source: Syntax) -> None:
+def like(an: Analysis, node: Syntax, source: Syntax) -> None:
     """node is a row vector when source is one."""
     if source in an.row:
         an.row.add(node)
 
 
-def scalar_side(an, node: Syntax) -> int:
+def scalar_side(an: Analysis, node: Syntax) -> int:
     """Which operand of a scalar multiple is the scalar (0: left, 1: right): a known scalar
     first, else a constant of yet unknown order, the left one when both are."""
     left, right = (an.order[c] for c in node.args)
     return 0 if left == 0 or (left is None and right != 0) else 1
 
 
-def operand(an, node: Syntax) -> str:
+def operand(an: Analysis, node: Syntax) -> str:
     """'x (a column vector of length n)': the text and the shape, as far as known."""
     ids = an.ids.get(node)
     dims = an.uf.dims(ids) if ids is not None else [None] * (an.order[node] or 0)
     return f"{an.snippet(node)} ({shape(operand_kind(an, node), dims)})"
 
 
-def _wrapped(an, node: Syntax) -> bool:
+def _wrapped(an: Analysis, node: Syntax) -> bool:
     """Whether node's text is one atom (a name, a call, a bracketed expression, ...)."""
     if node.kind in ("name", "number", "call", "access", "transpose"):
         return True
     return node.start >= 0 and an.text[node.start] == "(" and node.args[0].start != node.start
 
 
-def _flipped(an, node: Syntax, flip: bool) -> str:
+def _flipped(an: Analysis, node: Syntax, flip: bool) -> str:
     if not flip:
         return an.snippet(node)
     inner = an.snippet(node.args[0]) if node.kind == "transpose" else None
     return flip_text(an.snippet(node), node.kind == "transpose", inner, _wrapped(an, node))
 
 
-def _fix(an, node: Syntax, flip_left: bool, flip_right: bool) -> str:
+def _fix(an: Analysis, node: Syntax, flip_left: bool, flip_right: bool) -> str:
     a, b = node.args
     return f"{_flipped(an, a, flip_left)} * {_flipped(an, b, flip_right)}"
 
 
-def order_mul(an, node: Syntax):
+def order_mul(an: Analysis, node: Syntax) -> int | None:
     """The order of a * b (and a @ b); operands that do not fit are noted, and refused by
     axes_mul, where their shapes are known."""
     a, b = node.args
@@ -155,7 +156,7 @@ def order_mul(an, node: Syntax):
     return KIND_ORDER[result]
 
 
-def axes_mul(an, node: Syntax):
+def axes_mul(an: Analysis, node: Syntax) -> tuple[int, ...]:
     """The axes of a * b: the inner axes meet (their dimensions must agree)."""
     a, b = node.args
     if not an.order[a] or not an.order[b]:
@@ -173,7 +174,7 @@ def axes_mul(an, node: Syntax):
     return tuple(letter[c] for c in s3)
 
 
-def _misfit(an, node: Syntax):
+def _misfit(an: Analysis, node: Syntax):
     kinds = an.misfits[node]
     side, why = MISFITS[kinds]
     fix = _fix(an, node, side == "left", side == "right")
@@ -182,7 +183,7 @@ def _misfit(an, node: Syntax):
     an.fail(node, f"cannot multiply {operand(an, a)} by {operand(an, b)}: {why}; did you mean {fix}{outer}?")
 
 
-def _clash(an, node: Syntax, kinds) -> str:
+def _clash(an: Analysis, node: Syntax, kinds) -> str:
     """Operands that fit as kinds but whose inner dimensions differ; the likely fix is a
     transpose that makes them meet and gives a result of the same kind."""
     a, b = node.args
@@ -190,7 +191,7 @@ def _clash(an, node: Syntax, kinds) -> str:
     inner = PRODUCTS[kinds].spec[0][-1]
     fix = ""
     for flips in ((True, False), (False, True), (True, True)):
-        fit = transposed(*kinds, *flips)
+        fit = transposed(kinds[0], kinds[1], flips[0], flips[1])
         if fit and fit.result == PRODUCTS[kinds].result and _compatible(
                 fit.spec, _flip_dims(dl, flips[0]), _flip_dims(dr, flips[1])):
             fix = f"; did you mean {_fix(an, node, *flips)}?"
@@ -213,14 +214,15 @@ def _compatible(spec, left: list, right: list) -> bool:
     return True
 
 
-def _unfold(an, node: Syntax, built, letters: str):
+def _unfold(an: Analysis, node: Syntax, built, letters: str):
     """A transposed matrix operand of a product: its matrix, with the letters swapped."""
     if node.kind == "transpose" and len(letters) == 2:
         return an.built[node.args[0]], letters[::-1]
     return built, letters
 
 
-def build_mul(an, node, args, axes, declared):
+def build_mul(an: Analysis, node: Syntax, args: Sequence[dag.Expr], axes: Sequence[dag.Axis],
+              declared: Mapping[str, dag.Var]) -> dag.Expr:
     """a * b as one contraction (a transposed matrix operand folded into its letters)."""
     a, b = node.args
     if not an.order[a] or not an.order[b]:
@@ -231,7 +233,7 @@ def build_mul(an, node, args, axes, declared):
     return dag.product(x, y, (s1, s2, s3))
 
 
-def meet(an, node: Syntax, a: int, b: int, message) -> None:
+def meet(an: Analysis, node: Syntax, a: int, b: int, message: Callable[[], str]) -> None:
     """Unify two axis classes; where both dimensions are known and differ, fail at node
     with message() (made only then)."""
     if an.uf.clash(a, b):

@@ -10,10 +10,13 @@ product `A * x` is the contraction `A *(ij,j->i) x`, `A'` is `A *(ij,->ji) 1`, `
 """
 from __future__ import annotations
 
+from typing import Callable
+
 from tensorcalc import dag
 from tensorcalc.language import indexing as access
 from tensorcalc.language.matrix_input import axes_mul, build_mul, like, meet, operand, order_mul, scalar_side
 from tensorcalc.language.parse import number_value
+from tensorcalc.language.rule_context import Analysis
 from tensorcalc.language.sugar import SIGNATURES
 from tensorcalc.language.syntax import Syntax
 
@@ -40,15 +43,15 @@ def small_whole(digits: str) -> int | None:
     return int(digits) if len(digits) <= 3 and int(digits) <= dag.MAX_ORDER else None
 
 
-def _delta_n(an, node: Syntax) -> int:
+def _delta_n(an: Analysis, node: Syntax) -> int:
     arg = node.args[0]
-    text = arg.value if arg.kind == "number" else None
-    if text is None or not text.isdigit() or small_whole(text) is None:
+    n = small_whole(arg.value) if arg.kind == "number" and arg.value.isdigit() else None
+    if n is None:
         an.fail(arg, f"delta(n) takes a whole number n from 0 to {dag.MAX_ORDER}")
-    return small_whole(text)
+    return n
 
 
-def _axis(an, node: Syntax) -> int:
+def _axis(an: Analysis, node: Syntax) -> int:
     """The axis k of sum(e, k): a whole number below the order of e."""
     arg, k = node.args
     order = an.order[arg]
@@ -62,7 +65,7 @@ def _axis(an, node: Syntax) -> int:
 
 # ---------------------------------------------------------------------- orders, bottom-up
 
-def _order_name(an, node: Syntax):
+def _order_name(an: Analysis, node: Syntax):
     target = an.binding.get(node)
     if target is not None:
         if an.order[target] is None:
@@ -79,15 +82,15 @@ def _order_name(an, node: Syntax):
     an.fail(node, f"undeclared variable {name!r} (declared: {', '.join(an.orders) or 'nothing'})")
 
 
-def _order_call(an, node: Syntax):
+def _order_call(an: Analysis, node: Syntax):
     fn = an.function(node)
     arg = node.args[0]
     order = an.order[arg]
     if fn == "delta":
         return 2 * _delta_n(an, node)
     if fn == "sum" and len(node.args) == 2:
-        _axis(an, node)
-        return order - 1
+        _axis(an, node)                                  # fails unless the order is at least 1
+        return (order or 0) - 1
     if fn in REDUCTIONS:
         return 0
     if fn in ("vector", "matrix"):
@@ -110,7 +113,7 @@ def _order_call(an, node: Syntax):
 _VERBS = {"add": "add", "sub": "subtract", "div": "divide element-wise", "hadamard": "multiply element-wise"}
 
 
-def _order_elementwise(an, node: Syntax):
+def _order_elementwise(an: Analysis, node: Syntax):
     """+ - / ./ .* and a comparison: equal orders, or a scalar with anything (not across a
     comparison); a row vector meets only row vectors."""
     a, b = node.args
@@ -131,7 +134,7 @@ def _order_elementwise(an, node: Syntax):
                   f"a tensor: combine the others with a product (A * x, u * v', *(s1,s2->s3))")
 
 
-def _order_pow(an, node: Syntax):
+def _order_pow(an: Analysis, node: Syntax):
     base, exponent = node.args
     if an.order[exponent] not in (None, 0):
         an.fail(node, f"the exponent of ^ must be a scalar (order 0); it has order {an.order[exponent]}")
@@ -139,7 +142,7 @@ def _order_pow(an, node: Syntax):
     return an.order[base]
 
 
-def _order_product(an, node: Syntax):
+def _order_product(an: Analysis, node: Syntax):
     s1, s2, s3 = an.indices(node)
     for side, s, child in (("left", s1, node.args[0]), ("right", s2, node.args[1])):
         if an.order[child] is not None and len(s) != an.order[child]:
@@ -155,7 +158,7 @@ def _order_product(an, node: Syntax):
     return len(s3)
 
 
-def _order_transpose(an, node: Syntax):
+def _order_transpose(an: Analysis, node: Syntax):
     (arg,) = node.args
     order = an.order[arg]
     if order is not None and order > 2:
@@ -166,7 +169,7 @@ def _order_transpose(an, node: Syntax):
     return order
 
 
-def _order_neg(an, node: Syntax):
+def _order_neg(an: Analysis, node: Syntax):
     like(an, node, node.args[0])
     return an.order[node.args[0]]
 
@@ -182,7 +185,7 @@ ORDER = {
 
 # ---------------------------------------------------------------------- orders, top-down
 
-def _child_orders_call(an, node: Syntax):
+def _child_orders_call(an: Analysis, node: Syntax):
     fn = node.value
     if fn in ("delta", "vector", "matrix", "mean", "max", "min") or (fn == "sum" and len(node.args) == 1):
         return (0,)       # delta's n is a number, not a tensor; sum(2) sums a scalar
@@ -191,7 +194,7 @@ def _child_orders_call(an, node: Syntax):
     return (an.order[node.args[0]], 0) if fn in ("sum", "diag") else (an.order[node],)
 
 
-def _child_orders_scalar_multiple(an, node: Syntax):
+def _child_orders_scalar_multiple(an: Analysis, node: Syntax):
     return ((0, an.order[node]), (an.order[node], 0))[scalar_side(an, node)]
 
 
@@ -209,11 +212,13 @@ CHILD_ORDERS = {
 
 # ---------------------------------------------------------------------- axes, bottom-up
 
-def _axes_fresh(an, node: Syntax):
-    return tuple(an.uf.new() for _ in range(an.order[node]))
+def _axes_fresh(an: Analysis, node: Syntax) -> tuple[int, ...]:
+    order = an.order[node]
+    assert order is not None, "the order pass fixed every order"
+    return tuple(an.uf.new() for _ in range(order))
 
 
-def _axes_name(an, node: Syntax):
+def _axes_name(an: Analysis, node: Syntax):
     target = an.binding.get(node)
     if target is not None:
         return an.ids[target]
@@ -223,7 +228,7 @@ def _axes_name(an, node: Syntax):
     return (one, one) if node.value == "eye" else (one,)
 
 
-def _axes_call(an, node: Syntax):
+def _axes_call(an: Analysis, node: Syntax):
     fn, arg = node.value, node.args[0]
     if fn == "delta":
         half = tuple(an.uf.new() for _ in range(_delta_n(an, node)))
@@ -242,7 +247,7 @@ def _axes_call(an, node: Syntax):
     return ids
 
 
-def _axes_elementwise(an, node: Syntax):
+def _axes_elementwise(an: Analysis, node: Syntax):
     a, b = node.args
     left, right = an.ids[a], an.ids[b]
     if len(left) != len(right):                     # a scalar spread over a tensor
@@ -255,7 +260,7 @@ def _axes_elementwise(an, node: Syntax):
     return left
 
 
-def _axes_product(an, node: Syntax):
+def _axes_product(an: Analysis, node: Syntax):
     s1, s2, s3 = an.indices(node)
     letter: dict[str, int] = {}
     for c, i in zip(s1 + s2, an.ids[node.args[0]] + an.ids[node.args[1]]):
@@ -266,7 +271,7 @@ def _axes_product(an, node: Syntax):
     return tuple(letter[c] for c in s3)
 
 
-def _axes_transpose(an, node: Syntax):
+def _axes_transpose(an: Analysis, node: Syntax):
     ids = an.ids[node.args[0]]
     return ids[::-1] if len(ids) == 2 else ids
 
@@ -289,33 +294,33 @@ def _sum_all(e):
     return dag.contraction((e, dag.const(1.0)), (dag.LETTERS[:e.order], "", ""))
 
 
-def _build_sum(an, node, args, axes):
+def _build_sum(an: Analysis, node, args, axes):
     if len(node.args) == 1:
         return _sum_all(args[0])
     k, s = _axis(an, node), dag.LETTERS[:args[0].order]
     return dag.product(args[0], dag.const(1.0), (s, "", s[:k] + s[k + 1:]))
 
 
-def _build_mean(an, node, args, axes):
+def _build_mean(an: Analysis, node, args, axes):
     """sum(x) over the count of x's entries, a sum of ones over x's axes."""
     return dag.div(_sum_all(args[0]), _sum_all(dag.const(1.0, args[0].axes)))
 
 
-def _build_fill(an, node, args, axes):
+def _build_fill(an: Analysis, node, args, axes):
     c = args[0]
     if isinstance(c, dag.Const):
         return dag.const(c.value, axes)
     return dag.scale(c, dag.const(1.0, axes))
 
 
-def _build_diag(an, node, args, axes):
+def _build_diag(an: Analysis, node, args, axes):
     a = args[0]
     if a.order == 1:
         return dag.product(a, dag.delta(1, axes), ("i", "ij", "ij"))
     return dag.product(a, dag.const(1.0), ("ii", "", "i"))
 
 
-_CALLS = {
+_CALLS: dict[str, Callable[..., dag.Expr]] = {
     "delta": lambda an, node, args, axes: dag.delta(_delta_n(an, node), axes),
     "sum": _build_sum, "mean": _build_mean, "max": access.build_max, "min": access.build_max,
     "vector": _build_fill, "matrix": _build_fill, "diag": _build_diag,
@@ -326,7 +331,7 @@ _CALLS = {
 }
 
 
-def _build_name(an, node, args, axes, declared):
+def _build_name(an: Analysis, node, args, axes, declared):
     target = an.binding.get(node)
     if target is not None:
         return an.built[target]
@@ -340,14 +345,14 @@ def _spread(args, axes):
     return [dag.scale(e, dag.const(1.0, axes)) if e.order == 0 and axes else e for e in args]
 
 
-def _build_hadamard(an, node, args, axes, declared):
+def _build_hadamard(an: Analysis, node, args, axes, declared):
     if args[0].order != args[1].order:
         s = 0 if args[0].order == 0 else 1
         return dag.scale(args[s], args[1 - s])
     return dag.hadamard(*args)
 
 
-def _build_transpose(an, node, args, axes, declared):
+def _build_transpose(an: Analysis, node, args, axes, declared):
     a = args[0]
     return dag.product(a, dag.const(1.0), ("ij", "", "ji")) if a.order == 2 else a
 
@@ -363,5 +368,5 @@ BUILD = {
     "hadamard": _build_hadamard, "mul": build_mul, "transpose": _build_transpose,
     "neg": lambda an, node, args, axes, declared: dag.neg(*args),
     "pow": lambda an, node, args, axes, declared: dag.power(*args),
-    "product": lambda an, node, args, axes, declared: dag.product(*args, an.indices(node)),
+    "product": lambda an, node, args, axes, declared: dag.product(args[0], args[1], an.indices(node)),
 }

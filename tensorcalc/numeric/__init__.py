@@ -1,1 +1,2 @@
-"""Numbers: evaluation of expressions with NumPy, one rule per node type, and det/adj exact also at singular matrices."""
+"""Numbers: evaluation of expressions with NumPy, one rule per node type, and det/adj exact
+also at singular matrices."""

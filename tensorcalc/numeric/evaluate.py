@@ -7,7 +7,7 @@ Entries outside a function's domain evaluate to nan or inf, as in NumPy.
 """
 from __future__ import annotations
 
-from typing import Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 import opt_einsum
@@ -21,7 +21,7 @@ from tensorcalc.numeric.minors import EXACT, adjugate, exact_forms
 
 MAX_ENTRIES = 2**29  # entries of one intermediate tensor (4 GiB of float64)
 
-ELEMENTWISE_FUNCTIONS = {
+ELEMENTWISE_FUNCTIONS: dict[str, Callable[[Any], Any]] = {
     "sin": np.sin, "cos": np.cos, "tan": np.tan, "arcsin": np.arcsin, "arccos": np.arccos,
     "arctan": np.arctan, "tanh": np.tanh, "exp": np.exp, "log": np.log, "sign": np.sign,
     "relu": lambda x: np.maximum(x, 0.0), "abs": np.abs, "huber": lambda x: huber(np, x),
@@ -62,7 +62,7 @@ def _matrix_function(fn: str, a: np.ndarray) -> np.ndarray:
     return SPECIAL_FUNCTIONS[fn](a) if fn in SPECIAL_FUNCTIONS else EXACT[fn](a, np)
 
 
-RULES = {
+RULES: dict[type[Expr], Callable[[Any, list, Any], Any]] = {
     Var: lambda node, args, env: env.values[node.name],
     Const: lambda node, args, env: np.broadcast_to(np.float64(node.value), env.shape(node)),
     Delta: lambda node, args, env: delta_tensor(np, node.n, env.shape(node)),
@@ -71,7 +71,8 @@ RULES = {
     Elementwise: lambda node, args, env: ELEMENTWISE_FUNCTIONS[node.fn](args[0]),
     Special: lambda node, args, env: _matrix_function(node.fn, args[0]),
     Power: lambda node, args, env: np.power(args[0], args[1]),
-    Gather: lambda node, args, env: affine.take(np, np.asarray(args[0]), node.batch, node.shape, node.rows, node.domain),
+    Gather: lambda node, args, env: affine.take(np, np.asarray(args[0]), node.batch, node.shape, node.rows,
+                                                node.domain),
 }
 
 

@@ -12,6 +12,8 @@ computed first and a text over MAX_TEXT characters is refused with a TensorCalcE
 """
 from __future__ import annotations
 
+from typing import Any, Callable, Sequence
+
 from tensorcalc import dag
 from tensorcalc.dag import Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
 from tensorcalc.errors import TensorCalcError
@@ -91,7 +93,7 @@ def _power(node: Power) -> list:
     return ["(", base, " ^ ", exponent, ")"]
 
 
-TEMPLATES = {
+TEMPLATES: dict[type[Expr], Callable[[Any], list]] = {
     Var: lambda n: [n.name],
     Const: lambda n: [number(n.value)],
     Delta: lambda n: [f"delta({n.n})"],
@@ -118,7 +120,7 @@ def _frac(text: str, den: int) -> str:
     return text if den == 1 else f"({text}) / {den}"
 
 
-def affine_text(coefficients, constant: int, names) -> str:
+def affine_text(coefficients: Sequence[int], constant: int, names: Sequence[str]) -> str:
     """sum of coefficient * name + constant, written as people write it: `i + k - 1`."""
     out = ""
     for v, name in list(zip(coefficients, names)) + [(constant, "")]:

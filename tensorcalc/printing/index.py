@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from tensorcalc import dag
 from tensorcalc.dag import Axis, Const, Delta, Elementwise, Expr, Gather, Ineq, Power, Product, Sum, Var
@@ -25,19 +25,20 @@ from tensorcalc.language.definitions import parse_def, read_definition
 from tensorcalc.numeric.evaluate import fixed_lengths
 from tensorcalc.printing.einsum import number
 
-Lin = dict  # index name ('' for the constant) -> Fraction coefficient
+Lin = dict[str, Fraction]  # index name ('' for the constant) -> coefficient
 
 
-def lin(coefs=None, const=0) -> Lin:
+def lin(coefs: Mapping[str, int | Fraction] | None = None, const: int | Fraction = 0) -> Lin:
     out = {k: Fraction(v) for k, v in (coefs or {}).items() if v}
     if const:
         out[""] = Fraction(const)
     return out
 
 
-def combine(rows_coefs, exprs: list[Lin], const=0, den=1) -> Lin:
+def combine(rows_coefs: Sequence[int | Fraction], exprs: list[Lin], const: int | Fraction = 0,
+            den: int = 1) -> Lin:
     """(sum_k a_k exprs[k] + const) / den."""
-    out: dict[str, Fraction] = {}
+    out: dict[str, Fraction | int] = {}
     for a, e in zip(rows_coefs, exprs):
         for name, v in e.items():
             out[name] = out.get(name, 0) + a * v
@@ -116,8 +117,9 @@ def _product(p, node: Product, idx):
     letters = {c: e for c, e in zip(out, idx)}
     axis_of = dict(zip("".join(inputs), (a for x in node.args for a in x.axes)))
     summed = [c for c in dict.fromkeys("".join(inputs)) if c not in letters]
-    if _gather_sum(node, summed):
-        return _summed_gather(p, node.args[0], idx, len(summed))
+    first = node.args[0]
+    if isinstance(first, Gather) and _gather_sum(node, summed):
+        return _summed_gather(p, first, idx, len(summed))
     heads = []
     for c in summed:
         z = p.fresh()
@@ -210,13 +212,14 @@ def _bound(exprs: list[Lin], pick: str, rounding: str) -> str:
     return texts[0] if len(texts) == 1 else f"({pick}({', '.join(texts)}))"
 
 
-RULES = {Var: _var, Const: _const, Delta: _delta, Sum: _sum, Product: _product,
-         Elementwise: _elementwise, Power: _power, Gather: _gather}
+RULES: dict[type[Expr], Callable[[IndexPrinter, Any, list[Lin]], str]] = {
+    Var: _var, Const: _const, Delta: _delta, Sum: _sum, Product: _product,
+    Elementwise: _elementwise, Power: _power, Gather: _gather}
 
 
-def index_notation(expr: Expr, name: str, shapes: Mapping[str, tuple[int, ...]] = ()) -> str:
+def index_notation(expr: Expr, name: str, shapes: Mapping[str, tuple[int, ...]] | None = None) -> str:
     """`name[name_0, ...] = ...`: expr printed element-wise (see the module docstring)."""
-    lengths = {Axis(v, k): n for v, shape in dict(shapes).items() for k, n in enumerate(shape)}
+    lengths = {Axis(v, k): n for v, shape in dict(shapes or {}).items() for k, n in enumerate(shape)}
     lengths.update({a: n for a, n, _ in fixed_lengths(dag.topo(expr))})
     p = IndexPrinter(name, lengths)
     idx = [lin({f"{name}_{k}": 1}) for k in range(expr.order)]

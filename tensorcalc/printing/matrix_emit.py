@@ -20,7 +20,7 @@ depend on how a reader ranks `*` against `.*`.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple
 
 from tensorcalc import dag
 from tensorcalc.dag import Expr, Var
@@ -60,7 +60,7 @@ class Piece(NamedTuple):
     length: int
 
 
-def piece(parts, level: int = ATOM, family: str = "atom") -> Piece:
+def piece(parts: Iterable[str | Piece], level: int = ATOM, family: str = "atom") -> Piece:
     parts = tuple(parts)
     return Piece(parts, level, family, sum(len(p) if isinstance(p, str) else p.length for p in parts))
 
@@ -113,14 +113,14 @@ class MatrixSyntax:
     def ones(self, value: float, order: int) -> str:
         return f"{'vector' if order == 1 else 'matrix'}({self.number(value)})"
 
-    def call(self, fn: str, args: list[Piece], emit) -> Piece:
+    def call(self, fn: str, args: list[Piece], emit: Emitter) -> Piece:
         inner = [part for k, a in enumerate(args) for part in ((", ",) if k else ()) + (a,)]
         return piece([fn, "(", *inner, ")"])
 
-    def division(self, a: Piece, b: Piece, emit) -> Piece:
+    def division(self, a: Piece, b: Piece, emit: Emitter) -> Piece:
         return piece([emit.wrap(a, MUL, "mul", "left"), " / ", emit.wrap(b, MUL, "mul", "strict")], MUL, "mul")
 
-    def power(self, a: Piece, b: Piece, op: str, emit) -> Piece:
+    def power(self, a: Piece, b: Piece, op: str, emit: Emitter) -> Piece:
         return piece([emit.wrap(a, ATOM), self.BINARY[op], emit.wrap(b, ATOM)], POW, "pow")
 
     def einsum(self, spec: str) -> str:
@@ -169,7 +169,7 @@ class LatexSyntax(MatrixSyntax):
     def ones(self, value: float, order: int) -> str:
         return r"\mathbf{1}" if value == 1.0 else self.number(value) + r" \mathbf{1}"
 
-    def call(self, fn: str, args: list[Piece], emit) -> Piece:
+    def call(self, fn: str, args: list[Piece], emit: Emitter) -> Piece:
         if fn == "sqrt":
             return piece([r"\sqrt{", args[0], "}"])
         if fn == "inv":
@@ -178,10 +178,10 @@ class LatexSyntax(MatrixSyntax):
         inner = [part for k, a in enumerate(args) for part in ((", ",) if k else ()) + (a,)]
         return piece([head, r"\left(", *inner, r"\right)"])
 
-    def division(self, a: Piece, b: Piece, emit) -> Piece:
+    def division(self, a: Piece, b: Piece, emit: Emitter) -> Piece:
         return piece([r"\frac{", a, "}{", b, "}"])
 
-    def power(self, a: Piece, b: Piece, op: str, emit) -> Piece:
+    def power(self, a: Piece, b: Piece, op: str, emit: Emitter) -> Piece:
         circle = r"\circ " if op == ".^" else ""
         return piece(["{", emit.wrap(a, ATOM), "}^{", circle, b, "}"], POW, "pow")
 
@@ -280,7 +280,7 @@ class Emitter:
         return result
 
 
-EMIT = {
+EMIT: dict[type[Term], Callable[[Emitter, Any, int], Piece]] = {
     Ref: Emitter._ref, T: Emitter._transpose, Mul: Emitter._mul, Div: Emitter._div, Ew: Emitter._ew,
     Pow: Emitter._pow, Add: Emitter._add, Neg: Emitter._neg, Call: Emitter._call, Einsum: Emitter._einsum,
     Leaf: lambda self, t, d: piece([self.syntax.leaf(t.text)]),

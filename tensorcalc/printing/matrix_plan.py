@@ -14,7 +14,7 @@ thesis' index notation, `a *(ij,kl->ikjl) b`, so the text always parses back.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from tensorcalc import dag
 from tensorcalc.dag import Const, Delta, Elementwise, Expr, Gather, Power, Product, Special, Sum, Var
@@ -103,24 +103,24 @@ def _is_broadcast(term: Term) -> bool:
 
 # ----------------------------------------------------------------------------- node rules
 
-def _var(node: Var, plans) -> Term:
+def _var(node: Var, plans: Plan) -> Term:
     return leaf(node.name, node.order)
 
 
-def _const(node: Const, plans) -> Term:
+def _const(node: Const, plans: Plan) -> Term:
     if node.order <= MATRIX_ORDER:
         return ones(node.value, node.order)
     s = dag.LETTERS[:node.order]
     return Raw(node.order, False, f"({number(node.value)} *({s},->{s}) 1)")
 
 
-def _delta(node: Delta, plans) -> Term:
+def _delta(node: Delta, plans: Plan) -> Term:
     if node.n == 0:
         return num(1.0)
     return leaf("eye" if node.n == 1 else f"delta({node.n})", node.order)
 
 
-def _sum(node: Sum, plans) -> Term:
+def _sum(node: Sum, plans: Plan) -> Term:
     a, b = (inline(c, plans) for c in node.args)
     if node.order:
         if _is_broadcast(b) or (isinstance(b, Ones) and not _is_broadcast(a)):
@@ -132,10 +132,13 @@ def _sum(node: Sum, plans) -> Term:
 
 def _scalar_of(term: Term) -> Term:
     """The scalar a broadcast spreads (in a sum with a tensor, `+` broadcasts it)."""
-    return term.a if isinstance(term, Mul) else num(term.value)
+    if isinstance(term, Mul):
+        return term.a
+    assert isinstance(term, (Num, Ones)), "a broadcast is s * vector(1) or a fill"
+    return num(term.value)
 
 
-def _elementwise(node: Elementwise, plans) -> Term:
+def _elementwise(node: Elementwise, plans: Plan) -> Term:
     arg = inline(node.args[0], plans)
     if node.fn == "neg":
         return neg(arg)
@@ -144,20 +147,20 @@ def _elementwise(node: Elementwise, plans) -> Term:
     return call(node.fn, arg)
 
 
-def _special(node: Special, plans) -> Term:
+def _special(node: Special, plans: Plan) -> Term:
     return call(node.fn, inline(node.args[0], plans), order=node.order)
 
 
-def _power(node: Power, plans) -> Term:
+def _power(node: Power, plans: Plan) -> Term:
     base, exponent = (inline(c, plans) for c in node.args)
     return power(base, exponent)
 
 
-def _gather(node: Gather, plans) -> Term:
+def _gather(node: Gather, plans: Plan) -> Term:
     return Raw(node.order, False, einsum_text(node))
 
 
-def _product(node: Product, plans) -> Term:
+def _product(node: Product, plans: Plan) -> Term:
     """Matrix notation for as many operands from the left as it can say; the rest, if any,
     as an index-notation product with that prefix as its first operand."""
     inputs, out = node.spec
@@ -176,7 +179,7 @@ def _product(node: Product, plans) -> Term:
     return neg(term) if signs % 2 else term
 
 
-def _operand(node: Expr, letters: str, plans) -> Operand:
+def _operand(node: Expr, letters: str, plans: Plan) -> Operand:
     if isinstance(node, Const):
         return Operand(ones(node.value, node.order), letters)
     return Operand(inline(node, plans), letters)
@@ -209,13 +212,13 @@ def contract(a: Operand, b: Operand, out: str) -> Term | None:
     None when matrix notation cannot say it."""
     if _is_constant(a) and _is_constant(b):
         return None                                  # each would count on the other's letters
-    a, b = _constant(a, b, out), _constant(b, a, out)
-    if a is None or b is None:
+    fixed_a, fixed_b = _constant(a, b, out), _constant(b, a, out)
+    if fixed_a is None or fixed_b is None:
         return None
-    a, b = _reduced(a, b.letters + out), _reduced(b, a.letters + out)
-    if a is None or b is None:
+    reduced_a, reduced_b = _reduced(fixed_a, fixed_b.letters + out), _reduced(fixed_b, fixed_a.letters + out)
+    if reduced_a is None or reduced_b is None:
         return None
-    found = _combine(a, b, out)
+    found = _combine(reduced_a, reduced_b, out)
     if found is None:
         return None
     term, letters = found
@@ -230,7 +233,7 @@ def _is_constant(op: Operand) -> bool:
 def _constant(op: Operand, other: Operand, out: str) -> Operand | None:
     """A constant operand becomes a number when `other` fixes all its letters, a fill
     (`vector(c)`) over the letters it alone brings to `out`; None when it would be summed."""
-    if not _is_constant(op):
+    if not _is_constant(op) or not isinstance(op.term, (Ones, Num)):
         return op
     alone = "".join(c for c in op.letters if c not in other.letters)
     if any(c not in out for c in alone) or len(set(op.letters)) != len(op.letters):
@@ -315,7 +318,7 @@ def _matrices(a: Operand, b: Operand, out: str) -> tuple[Term, str] | None:
     return mul(h if a.letters[0] == k else transpose(h), ones(1.0, 1)), k
 
 
-RULES = {
+RULES: dict[type[Expr], Callable[[Any, Plan], Term]] = {
     Var: _var, Const: _const, Delta: _delta, Sum: _sum, Product: _product,
     Elementwise: _elementwise, Special: _special, Power: _power, Gather: _gather,
 }

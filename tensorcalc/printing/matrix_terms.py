@@ -11,8 +11,9 @@ text shorter without changing its value: `1 * a = a`, `(-1) * a = -a`, `(-a) * b
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeGuard
 
-from tensorcalc.dag import Expr
+from tensorcalc.dag import Expr, Spec
 
 
 @dataclass(frozen=True)
@@ -95,14 +96,14 @@ class Neg(Term):
 @dataclass(frozen=True)
 class Call(Term):
     fn: str
-    args: tuple
+    args: tuple[Term, ...]
 
 
 @dataclass(frozen=True)
 class Einsum(Term):
     """A product the matrix notation cannot say, in the thesis' index notation."""
-    spec: object
-    args: tuple
+    spec: Spec
+    args: tuple[Term, ...]
 
 
 @dataclass(frozen=True)
@@ -176,7 +177,7 @@ def _pushed(term: Term) -> Term | None:
     return None
 
 
-def _is_diag(term: Term) -> bool:
+def _is_diag(term: Term) -> TypeGuard[Call]:
     return isinstance(term, Call) and term.fn == "diag" and term.order == 2
 
 
@@ -246,7 +247,7 @@ def _product_kind(a: Term, b: Term) -> tuple[int, bool]:
     raise AssertionError(f"no matrix product of {a} and {b}")
 
 
-def _is_recip(term: Term) -> bool:
+def _is_recip(term: Term) -> TypeGuard[Div | Ew]:
     return isinstance(term, (Div, Ew)) and is_num(term.a, 1.0) and (isinstance(term, Div) or term.op == "./")
 
 

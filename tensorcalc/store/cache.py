@@ -79,7 +79,7 @@ def fingerprint() -> str:
     return hashlib.sha256("\n".join(stats).encode()).hexdigest()
 
 
-def key(kind: str, *parts, version: str | None = None) -> str:
+def key(kind: str, *parts: object, version: str | None = None) -> str:
     """The digest naming the entry of `kind` for `parts` (encoded exactly by `encode`)."""
     text = json.dumps([FORMAT, version or fingerprint(), kind, [encode(p) for p in parts]],
                       separators=(",", ":"), allow_nan=True)
@@ -117,7 +117,7 @@ def load(kind: str, digest: str) -> dict | None:
     name = cachefiles.entry_name(kind, digest)
     with cachefiles.keyed(str(folder), create=False) as place:
         data = None if place is None else cachefiles.read_file(place[0], name)
-    if data is None:
+    if data is None or place is None:
         return None
     body = cachefiles.opened_seal(place[1], kind, digest, data)
     if body is None:

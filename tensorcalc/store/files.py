@@ -115,7 +115,7 @@ def keyed(root: str, create: bool) -> Iterator[tuple[int, bytes] | None]:
     is missing (and not `create`) or in doubt."""
     with opened(root, create) as fd:
         secret = None if fd is None else key_of(fd, create)
-        yield None if secret is None else (fd, secret)
+        yield None if fd is None or secret is None else (fd, secret)
 
 
 def _open_folder(root: str, create: bool) -> int | None:

@@ -9,10 +9,14 @@ axes. Whatever else a row holds is a ValueError, never a node.
 """
 from __future__ import annotations
 
+from typing import Iterable, TypeVar
+
 from tensorcalc import dag
 from tensorcalc.dag import Axis, Expr, Spec
 from tensorcalc.errors import TensorCalcError
 from tensorcalc.gather import affine
+
+T = TypeVar("T")
 
 MAX_ROWS = 1_000_000
 MAX_INT = 2 ** 31
@@ -23,7 +27,7 @@ class Uncacheable(Exception):
     """A key part that has no exact encoding: the caller computes without the cache."""
 
 
-def expr_data(exprs) -> dict:
+def expr_data(exprs: Iterable[Expr]) -> dict:
     """The DAG of `exprs` as rows [type, params, argument rows, axes] in dependency order."""
     nodes = dag.topo(*exprs)
     index = {node: i for i, node in enumerate(nodes)}
@@ -46,7 +50,7 @@ def _params_data(params):
 
 # ----------------------------------------------------------------------------- reading back
 
-def exprs_from_data(data) -> list[Expr]:
+def exprs_from_data(data: object) -> list[Expr]:
     """The expressions written by `expr_data`; ValueError on anything malformed."""
     if not (isinstance(data, dict) and isinstance(data.get("nodes"), list) and isinstance(data.get("outputs"), list)):
         raise ValueError("expression data is not {'nodes': [...], 'outputs': [...]}")
@@ -121,16 +125,26 @@ def _letters(s) -> str:
     return s
 
 
-def _one(params, kind) -> object:
+def _one(params: object, kind: type[T]) -> T:
     if not (isinstance(params, tuple) and len(params) == 1 and isinstance(params[0], kind)
             and not (kind is int and isinstance(params[0], bool))):
         raise ValueError("malformed node parameter")
     return params[0]
 
 
-def _no_params(params) -> None:
+def _no_params(params: object) -> None:
     if params != ():
         raise ValueError("malformed node parameter")
+
+
+def _sum(params: object, args: tuple, axes: tuple) -> Expr:
+    _no_params(params)
+    return dag.add(*args)
+
+
+def _power(params: object, args: tuple, axes: tuple) -> Expr:
+    _no_params(params)
+    return dag.power(*args)
 
 
 def _gather(params, args: tuple, axes: tuple) -> Expr:
@@ -159,11 +173,11 @@ BUILD = {
     "Var": lambda p, a, x: dag.var(_name(_one(p, str)), x),
     "Const": lambda p, a, x: _checked(dag.const(_one(p, float), x), p),
     "Delta": lambda p, a, x: dag.delta(_one(p, int), x),
-    "Sum": lambda p, a, x: _no_params(p) or dag.add(*a),
+    "Sum": _sum,
     "Product": lambda p, a, x: _checked(dag.contraction(a, _one(p, Spec)), p),
     "Elementwise": lambda p, a, x: dag.elementwise(_one(p, str), *a),
     "Special": lambda p, a, x: dag.special(_one(p, str), *a),
-    "Power": lambda p, a, x: _no_params(p) or dag.power(*a),
+    "Power": _power,
     "Gather": _gather,
 }
 assert set(BUILD) == set(ARITY) == {cls.__name__ for cls in dag.NODE_TYPES}

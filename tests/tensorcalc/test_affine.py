@@ -187,8 +187,8 @@ CASES = {
     "causal_conv": ("f[i] = sum(k, 0, i, x[i - k] * w[k])", {"x": (4,), "w": (4,), "f": (4,)},
                     lambda v: loop((4,), lambda i: sum(v["x"][i - k] * v["w"][k] for k in range(i + 1)))),
     "nested_sum": ("f[i] = sum(k, 0, i, sum(l, k, 3, x[l] * x[k]))", {"x": (4,), "f": (4,)},
-                   lambda v: loop((4,), lambda i: sum(v["x"][l] * v["x"][k]
-                                                      for k in range(i + 1) for l in range(k, 4)))),
+                   lambda v: loop((4,), lambda i: sum(v["x"][m] * v["x"][k]
+                                                      for k in range(i + 1) for m in range(k, 4)))),
     "reversed": ("f[i] = x[4 - i]", {"x": (5,), "f": (5,)},
                  lambda v: loop((5,), lambda i: v["x"][4 - i])),
     "transpose_2d": ("f[i, j] = x[j, i] * x[i, j]", {"x": (3, 3), "f": (3, 3)},

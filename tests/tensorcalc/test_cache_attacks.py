@@ -97,7 +97,8 @@ def test_the_rows_of_a_plant_are_refused_whatever_the_node(tmp_path):
     rows = [[["Delta", [code], [], []]], [["Delta", [True], [], []]], [["Delta", [10 ** 40], [], []]],
             [["Var", ["x; import os"], [], []]], [["Const", [{"f": "nan"}], [], []]],
             [["Elementwise", ["system"], [0], []]], [["Gather", [code, [], [], [], []], [0], []]],
-            [["Var", ["x"], [], [["x", -1]]]], [["Sum", [], [5, 6], []]], [["Product", [{"spec": [[code], ""]}], [], []]]]
+            [["Var", ["x"], [], [["x", -1]]]], [["Sum", [], [5, 6], []]],
+            [["Product", [{"spec": [[code], ""]}], [], []]]]
     for nodes in rows:
         with pytest.raises(ValueError):
             rebuild.exprs_from_data({"nodes": nodes, "outputs": [0]})
@@ -151,7 +152,8 @@ def test_swapped_parser_tables_do_not_change_a_verdict(cache_folder):
     before = convexcheck.analyze(text, samples=5)
     for path in entries(cache_folder, "parser"):
         raw = path.read_bytes()
-        path.write_bytes(raw.replace(b'"PLUS"', b'"@@@@"').replace(b'"MINUS"', b'"PLUS"').replace(b'"@@@@"', b'"MINUS"'))
+        swapped = raw.replace(b'"PLUS"', b'"@@@@"').replace(b'"MINUS"', b'"PLUS"').replace(b'"@@@@"', b'"MINUS"')
+        path.write_bytes(swapped)
     forget()
     after = _quiet(convexcheck.analyze, text, samples=5)
     assert after.objective.convex.status == before.objective.convex.status != "proven"
@@ -297,7 +299,8 @@ def test_the_commands_print_a_cache_doubt_as_one_warning_line(cache_folder, caps
     import convexcheck_cli
     cache_folder.mkdir(parents=True)
     cache_folder.chmod(0o777)
-    assert convexcheck_cli.convexcheck_main(["analyze", str(ROOT / "examples" / "quad_over_lin.tc"), "--samples", "3"]) == 0
+    problem = str(ROOT / "examples" / "quad_over_lin.tc")
+    assert convexcheck_cli.convexcheck_main(["analyze", problem, "--samples", "3"]) == 0
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"convexcheck: warning: convexcheck cache: {cache_folder} is writable by other users (mode 777); "
                    "use a private folder; running without the cache"]

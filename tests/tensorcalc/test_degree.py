@@ -65,7 +65,8 @@ def polynomial_like(draw, order, depth):
         return f"-({sub()})"
     if kind == "product":
         s1, s2, s3 = draw(index_strings(order))
-        return f"({draw(polynomial_like(len(s1), depth - 1))} *({s1},{s2}->{s3}) {draw(polynomial_like(len(s2), depth - 1))})"
+        left, right = draw(polynomial_like(len(s1), depth - 1)), draw(polynomial_like(len(s2), depth - 1))
+        return f"({left} *({s1},{s2}->{s3}) {right})"
     if kind == "power":
         return f"({sub()} ^ {draw(st.sampled_from(['0', '1', '2', '3', '0.5']))})"
     if kind == "other":

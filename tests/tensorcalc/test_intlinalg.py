@@ -180,9 +180,9 @@ def test_large_entries_do_not_overflow():
 def test_pseudo_inverse_AIA_equals_A(A):
     N, den = pseudo_inverse(A)
     assert type(den) is int and den > 0 and N.shape == (len(A[0]), len(A))
-    I = np.array([[Fraction(v, den) for v in row] for row in N.tolist()], dtype=object)
-    I = I.reshape(N.shape)
-    assert (mul(mul(A, I), A) == np.asarray(A, dtype=object)).all()
+    inverse = np.array([[Fraction(v, den) for v in row] for row in N.tolist()], dtype=object)
+    inverse = inverse.reshape(N.shape)
+    assert (mul(mul(A, inverse), A) == np.asarray(A, dtype=object)).all()
 
 
 def test_pseudo_inverse_paper_fig3():

@@ -74,7 +74,8 @@ def test_matrix_factorisation_hessian_is_delta_times_row_blocks():
     blocks, delta = h.args
     assert isinstance(delta, Delta) and delta.n == 1                 # delta on the row index
     assert blocks.order == 3                                         # (row, k, k): never (mk x mk)
-    assert isinstance(blocks, Product) and sorted(type(a).__name__ for a in blocks.args) == ["Const", "Var", "Var", "Var"]
+    assert isinstance(blocks, Product)
+    assert sorted(type(a).__name__ for a in blocks.args) == ["Const", "Var", "Var", "Var"]
     assert 2.0 in [a.value for a in blocks.args if isinstance(a, dag.Const)]
     m, t, u, v = (RNG.uniform(size=(4, 5)), RNG.normal(size=(4, 5)), RNG.normal(size=(4, 2)), RNG.normal(size=(5, 2)))
     values = {"M": m, "T": t, "U": u, "V": v}
