@@ -75,6 +75,8 @@ def _neg(node: Elementwise, attributes, interval):
 
 def _product(node: Product, attributes, interval):
     spec, args = node.spec, node.args
+    if len(args) != 2:
+        return None                      # the rules below read products of two operands
     if spec.inputs[0] == "" or spec.inputs[1] == "":                   # a scalar times a matrix
         k = 0 if spec.inputs[0] == "" else 1
         return _scaled(cone(args[1 - k], attributes, interval), interval(args[k]), spec.inputs[1 - k], spec.out)
@@ -126,12 +128,14 @@ def _congruence(node: Product, attributes, interval):
     return None if middle is None else Cone(middle.sign, False)
 
 
-RULES: dict[type, Callable[..., Cone | None]] = {Var: _var, Delta: _delta, Const: _const, Sum: _sum, Elementwise: _neg, Product: _product}
+RULES: dict[type, Callable[..., Cone | None]] = {Var: _var, Delta: _delta, Const: _const, Sum: _sum,
+                                                 Elementwise: _neg, Product: _product}
 
 PAIR, ROW_TIMES = Spec(("i", "i"), ""), Spec(("i", "ij"), "j")     # u' v and u' K
 
 
-def form(node: Expr, attributes: dict, interval: Callable[[Expr], Interval]) -> tuple[Expr, Expr | None] | None:
+def form(node: Expr, attributes: dict,
+         interval: Callable[[Expr], Interval]) -> tuple[Expr, Expr | None] | None:
     """(u, None) where node is u' u (`u *(i,i->) u`, one u node), (u, K) where it is
     u' K u (`(u *(i,ij->j) K) *(i,i->) u`) with K psd: node >= 0 whatever u is (a norm
     squared, |u|^2 or |K^1/2 u|^2). None otherwise."""
