@@ -18,7 +18,6 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog
 
-from solvers.constrained.space import bounds
 from solvers.methods.stopping import LARGEST, ROUNDING  # ROUNDING per row; LARGEST entries in [a_i b_i]
 
 
@@ -73,7 +72,7 @@ def _rows(view, cons):
     [A b] would have more than LARGEST entries (decided before anything is built)."""
     n = view.n
     eq = np.asarray(cons.equality, dtype=bool)
-    lower, upper = bounds(view.obj, view.space, strict=True)
+    lower, upper = view.bounds(strict=True)
     low, up = np.isfinite(lower), np.isfinite(upper)
     if (cons.m + int(eq.sum()) + int(low.sum()) + int(up.sum())) * (n + 1) > LARGEST:
         return None

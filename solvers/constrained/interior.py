@@ -30,8 +30,11 @@ from typing import NamedTuple
 
 from solvers.constrained import cone, lowrank
 from solvers.constrained.schur import solve_small
-from solvers.constrained.space import bounds, dense
+from solvers.constrained.space import View, dense
 from solvers.methods.linalg import Blocks, Factor, barrier_shifts, shifted
+from solvers.methods.loop import Options
+from solvers.objective.constraints import Constraints
+from tensorcalc.arrays import Array, ArrayModule
 
 PUSH = 1e-2          # how far a start on a bound is moved inside (relative)
 MU0 = 0.1            # the first barrier parameter
@@ -45,38 +48,38 @@ class State:
     """Primal and dual iterate; `mu` the barrier parameter it was aimed at; Z one dual
     matrix per cone."""
 
-    y: object
-    s: object
-    lam: object
-    nu: object
-    zl: object
-    zu: object
-    Z: list
+    y: Array
+    s: Array
+    lam: Array
+    nu: Array
+    zl: Array
+    zu: Array
+    Z: list[Array]
     mu: float
-    gaps: tuple | None = None       # (y - l, u - y), see `Interior.gaps`
+    gaps: tuple[Array, Array] | None = None       # (y - l, u - y), see `Interior.gaps`
 
 
 class Residuals(NamedTuple):
     """r_d, r_i, r_e, the products s lam - mu, (y - l) zl - mu, (u - y) zu - mu, and
     per cone R = Z - mu inv(M) (the form the HKM step linearises)."""
 
-    d: object
-    i: object
-    e: object
-    s: object
-    l: object
-    u: object
-    cones: list
+    d: Array
+    i: Array
+    e: Array
+    s: Array
+    l: Array
+    u: Array
+    cones: list[Array]
 
 
 class Step(NamedTuple):
-    dy: object
-    ds: object
-    dlam: object
-    dnu: object
-    dzl: object
-    dzu: object
-    dZ: list
+    dy: Array
+    ds: Array
+    dlam: Array
+    dnu: Array
+    dzl: Array
+    dzu: Array
+    dZ: list[Array]
 
 
 @dataclass
@@ -86,11 +89,11 @@ class Point:
     added by `Interior.system` (it depends on the multipliers)."""
 
     f: float
-    g: object
-    c: object
-    J: object
-    H: object = None
-    W: object = None
+    g: Array
+    c: Array
+    J: Array
+    H: Array = None
+    W: Array = None
 
 
 @dataclass
@@ -101,21 +104,21 @@ class System:
 
     fac: Factor | None
     shift: float
-    Ji: object
-    Je: object
-    Y: object = None
-    S: object = None
+    Ji: Array
+    Je: Array
+    Y: Array = None
+    S: Array = None
 
 
 class Interior:
     """The algebra of the method for one task; see the module docstring."""
 
-    def __init__(self, view, cons, opts, gtol: float, tol: float):
+    def __init__(self, view: View, cons: Constraints, opts: Options, gtol: float, tol: float):
         self.view, self.cons, self.opts, self.xp = view, cons, opts, view.xp
         self.space = view.space
         self.gtol, self.tol = gtol, tol
         xp = self.xp
-        self.lower, self.upper = bounds(view.obj, view.space, strict=True)
+        self.lower, self.upper = view.bounds(strict=True)
         self.hasL, self.hasU = xp.isfinite(self.lower), xp.isfinite(self.upper)
         self.eq = cons.equality
         self.degree = cone.degree(view.space)
@@ -125,7 +128,7 @@ class Interior:
         # a dense term to it: no cones, no coordinates to reduce, affine constraints only
         self.blocks = self.space.identity and not self.degree and cons.affine()
 
-    def start(self, y0) -> State:
+    def start(self, y0: Array) -> State:
         """y0 moved inside its bounds (by PUSH relative to the bound, at most a hundredth of
         the interval), slacks making the inequalities hold (or PUSH where they do not),
         and the duals that put every product at MU0."""
@@ -154,16 +157,16 @@ class Interior:
             return Point(f, g, c, J)
         return Point(f, g, c, J, dense(xp, H) if isinstance(H, Blocks) and not self.blocks else H)
 
-    def _weights(self, st: State):
+    def _weights(self, st: State) -> Array:
         w = self.xp.zeros(self.cons.m)
         w[~self.eq], w[self.eq] = st.lam, st.nu
         return w
 
-    def _gaps(self, y):
+    def _gaps(self, y: Array) -> tuple[Array, Array]:
         xp = self.xp
         return xp.where(self.hasL, y - self.lower, 1.0), xp.where(self.hasU, self.upper - y, 1.0)
 
-    def gaps(self, st: State):
+    def gaps(self, st: State) -> tuple[Array, Array]:
         """(y - l, u - y) at st, 1 where there is no bound; computed once per state."""
         if st.gaps is None:
             st.gaps = self._gaps(st.y)
@@ -183,7 +186,7 @@ class Interior:
 
     def norm(self, st: State, r: Residuals) -> float:
         """The 2-norm of the residuals, the cones' in the product form M Z - mu I."""
-        parts = sum(float(p @ p) for p in r[:6])
+        parts = sum((float(p @ p) for p in r[:6]), 0.0)
         for M, R in zip(cone.matrices(self.space, st.y), r.cones):
             P = M @ R
             parts += float(self.xp.sum(P * P))
@@ -250,9 +253,12 @@ class Interior:
         return _equalities(xp, System(found.factor, found.tau, Ji, Je))
 
     def step(self, sysm: System, st: State, r: Residuals) -> Step:
-        """The Newton step for the residuals r (see the module docstring)."""
+        """The Newton step for the residuals r (see the module docstring), with a system
+        whose K was factored."""
         xp = self.xp
         Ji, Je = sysm.Ji, sysm.Je
+        if sysm.fac is None:
+            raise ValueError("a Newton step needs a factored system: `system` found no shift")
         dl, du = self.gaps(st)
         rhs = (-r.d - Ji.T @ ((st.lam * r.i - r.s) / st.s)
                - xp.where(self.hasL, r.l / dl, 0.0) + xp.where(self.hasU, r.u / du, 0.0))
@@ -328,12 +334,12 @@ class Interior:
         return State(st.y, st.s, lam, st.nu, zl, zu, st.Z, mu, st.gaps)
 
 
-def curvature(xp, W, v) -> float:
+def curvature(xp: ArrayModule, W: Array | Blocks, v: Array) -> float:
     """v' W v for the Hessian of the Lagrangian, dense or `Blocks`."""
     return float(v @ lowrank.times(xp, W, v))
 
 
-def _equalities(xp, sysm: System) -> System:
+def _equalities(xp: ArrayModule, sysm: System) -> System:
     """sysm with K^-1 J_e' and the Schur complement J_e K^-1 J_e' when there are
     equalities and K was factored."""
     if sysm.fac is not None and sysm.Je.shape[0]:
@@ -343,11 +349,12 @@ def _equalities(xp, sysm: System) -> System:
 
 
 def finite(ip: Interior, pt: Point) -> bool:
+    """Whether f, the constraints' values and the gradient are finite at pt."""
     xp = ip.xp
     return math.isfinite(pt.f) and bool(xp.isfinite(pt.c).all()) and bool(xp.isfinite(pt.g).all())
 
 
-def _to_boundary(xp, v, dv, mask, tau: float) -> float:
+def _to_boundary(xp: ArrayModule, v: Array, dv: Array, mask: Array | None, tau: float) -> float:
     """The largest step <= 1 keeping the fraction tau of v > 0 (where `mask`) along dv:
     1 / max(-dv / v)."""
     if not v.size:

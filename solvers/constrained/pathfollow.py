@@ -36,12 +36,14 @@ import numpy as np
 
 from solvers.constrained import cone
 from solvers.constrained.feasibility import INFEASIBLE
-from solvers.constrained.interior import Interior, Point, State, System, curvature, finite
+from solvers.constrained.interior import Interior, Point, State, Step, System, curvature, finite
 from solvers.methods.history import HEADER, Clock, Iteration, optimize_result, row
 from solvers.methods.linalg import objective_size
+from solvers.methods.loop import Options
 from solvers.result import Family, Status, status_message
 from solvers.task.device import to_host
 from solvers.task.prepare import SolverError
+from tensorcalc.arrays import Array, ArrayModule
 
 GAP = 1e-10          # duality gap relative to 1 + |f| at which the solve stops
 VIOLATION = 1e-2     # and the largest violation at most this times gtol
@@ -66,12 +68,13 @@ class Result:
     pt: Point | None
     status: Status
     message: str
-    history: list
+    history: list[Iteration]
 
 
-def solve(ip: Interior, y0, max_iter: int, sign: float = 1.0) -> Result:
+def solve(ip: Interior, y0: Array, max_iter: int, sign: float = 1.0) -> Result:
     """Iterate from y0 until the KKT conditions hold or a stop (see the module docstring)."""
-    opts, clock, history = ip.opts, Clock(), []
+    opts, clock = ip.opts, Clock()
+    history: list[Iteration] = []
     st = ip.start(y0)
     with clock("eval"):
         pt = ip.point(st, hessian=False)
@@ -81,7 +84,8 @@ def solve(ip: Interior, y0, max_iter: int, sign: float = 1.0) -> Result:
         return _loop(ip, st, pt, max_iter, sign, clock, history)
 
 
-def _loop(ip: Interior, st: State, pt: Point, max_iter: int, sign: float, clock, history: list) -> Result:
+def _loop(ip: Interior, st: State, pt: Point, max_iter: int, sign: float, clock: Clock,
+          history: list[Iteration]) -> Result:
     opts = ip.opts
     for k in range(max_iter + 1):
         it = _record(ip, st, pt, k, sign)
@@ -106,14 +110,15 @@ def _record(ip: Interior, st: State, pt: Point, k: int, sign: float) -> Iteratio
     return Iteration(k, sign * pt.f, stat, kkt=max(stat, viol, comp), violation=viol)
 
 
-def gap_needed(xp, tol: float, f: float, g, y) -> float:
+def gap_needed(xp: ArrayModule, tol: float, f: float, g: Array, y: Array) -> float:
     """The duality gap the stop asks for: max(tol, GAP (1 + |f|)) times the objective's
     size near y (`linalg.objective_size`: an LP whose costs are 1e-9 is solved to 1e-10
     of its own scale, not to 1e-12 absolute)."""
     return max(tol, GAP * (1 + abs(f))) * objective_size(xp, f, g, y)
 
 
-def _stop(ip: Interior, st: State, pt: Point, it: Iteration, k: int, max_iter: int, f0: float):
+def _stop(ip: Interior, st: State, pt: Point, it: Iteration, k: int, max_iter: int,
+          f0: float) -> tuple[Status | None, str | None]:
     """(status, its message where not the table's) or (None, None) to go on; f0: f at the start."""
     if (it.gmax <= ip.gtol and it.violation <= VIOLATION * ip.gtol
             and ip.gap(st) <= gap_needed(ip.xp, ip.tol, pt.f, pt.g, st.y)):
@@ -136,7 +141,7 @@ def run_off(f: float, f0: float, violation: float) -> tuple[Status, str]:
     return Status.LINE_SEARCH_FAILED, RUN_OFF.format(violation, f0, f)
 
 
-def _iterate(ip: Interior, st: State, pt: Point, it: Iteration, clock):
+def _iterate(ip: Interior, st: State, pt: Point, it: Iteration, clock: Clock) -> tuple[State, Point] | None:
     """(the next state, its Point) with the step recorded on `it`, or None when no step
     was found. The first trial point of a search is evaluated with its Hessian, kept for
     the next iteration when accepted (as it usually is)."""
@@ -166,7 +171,7 @@ def _iterate(ip: Interior, st: State, pt: Point, it: Iteration, clock):
     return found
 
 
-def _predictor_corrector(ip: Interior, sysm: System, st: State, pt: Point):
+def _predictor_corrector(ip: Interior, sysm: System, st: State, pt: Point) -> tuple[Step, float]:
     """(step, mu): Mehrotra's affine predictor sets mu, the corrector adds the
     second-order terms of the complementarity products."""
     xp = ip.xp
@@ -185,7 +190,7 @@ def _predictor_corrector(ip: Interior, sysm: System, st: State, pt: Point):
     return ip.step(sysm, st, r), mu
 
 
-def _search(ip: Interior, st: State, pt: Point, d, mu: float, it: Iteration):
+def _search(ip: Interior, st: State, pt: Point, d: Step, mu: float, it: Iteration) -> tuple[State, Point] | None:
     """The state after the step the module docstring describes, or None. The penalty
     grows as Nocedal and Wright (18.36) ask, so that the step descends the merit."""
     tp, td = ip.longest(st, d, TAU)
@@ -220,14 +225,14 @@ def _search(ip: Interior, st: State, pt: Point, d, mu: float, it: Iteration):
     return None
 
 
-def _close(it: Iteration, clock, opts) -> None:
+def _close(it: Iteration, clock: Clock, opts: Options) -> None:
     it.eval_s, it.solve_s = clock.take()
     it.time_s = clock.elapsed()
     if opts.verbose:
         print(row(it) + f"  kkt {it.kkt:.2e}", flush=True)
 
 
-def callback_stops(opts, ip: Interior, st: State, it: Iteration) -> bool:
+def callback_stops(opts: Options, ip: Interior, st: State, it: Iteration) -> bool:
     """Whether the user's callback, shown the iterate st as an OptimizeResult, asks to stop
     (returns true or raises StopIteration); False without a callback."""
     if opts.callback is None:

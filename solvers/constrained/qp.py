@@ -40,6 +40,7 @@ from solvers.objective.constraints import affine_in
 from solvers.result import Family, Status, status_message
 from tensorcalc import Expr
 from tensorcalc.algebra.degree import degree
+from tensorcalc.arrays import Array, ArrayModule
 from tensorcalc.memo import memoized
 
 TAU = 0.995          # fraction of the step to the boundary
@@ -66,26 +67,28 @@ class Data:
     """The QP read at y0: f(y) = f0 + q'y + y'Hy/2; the stacked inequality rows as G
     (dense), the bounded coordinates L, U with their bounds; equalities E y = e."""
 
-    H: object
-    q: object
+    H: Array
+    q: Array
     f0: float
-    G: object
-    h: object
-    E: object
-    e: object
-    L: object
-    lo: object
-    U: object
-    up: object
+    G: Array
+    h: Array
+    E: Array
+    e: Array
+    L: Array
+    lo: Array
+    U: Array
+    up: Array
 
-    def hy(self, xp, y):
+    def hy(self, xp: ArrayModule, y: Array) -> Array:
+        """H y."""
         return lowrank.times(xp, self.H, y)
 
-    def value(self, xp, y, Hy) -> float:
+    def value(self, xp: ArrayModule, y: Array, Hy: Array) -> float:
+        """f(y), given Hy = H y."""
         return self.f0 + float(self.q @ y) + 0.5 * float(y @ Hy)
 
 
-def read(ip: Interior, y0) -> Data:
+def read(ip: Interior, y0: Array) -> Data:
     """The QP's data from one evaluation at y0 (exact: f is quadratic, c affine)."""
     xp, eq = ip.xp, ip.eq
     f, g, H = ip.view.value_grad_hess(y0)
@@ -101,7 +104,7 @@ def read(ip: Interior, y0) -> Data:
 class Iterate:
     """y, the stacked slacks t and duals z, the equality duals nu; and what a step needs."""
 
-    def __init__(self, y, t, z, nu):
+    def __init__(self, y: Array, t: Array, z: Array, nu: Array):
         self.y, self.t, self.z, self.nu = y, t, z, nu
 
 
@@ -117,30 +120,33 @@ class Method:
         self.elim = None if isinstance(qp.H, Blocks) else elimination.structure(self.xp, qp.H, qp.G)
         self.G = qp.G if self.elim is None else self.elim.G      # sparse where mostly 0
 
-    def B(self, v):
+    def B(self, v: Array) -> Array:
+        """B v (the stacked inequality rows)."""
         return self.xp.concatenate([self.G @ v, -v[self.L], v[self.U]])
 
-    def Bt(self, w):
+    def Bt(self, w: Array) -> Array:
+        """B' w."""
         mg, nl = self.mg, self.qp.L.size
         out = self.G.T @ w[:mg]
         out[self.L] -= w[mg:mg + nl]
         out[self.U] += w[mg + nl:]
         return out
 
-    def exact(self, y, t):
+    def exact(self, y: Array, t: Array) -> Array:
         """t with the bound rows' slacks recomputed from y."""
         qp, mg, nl = self.qp, self.mg, self.qp.L.size
         t = t.copy()
         t[mg:mg + nl], t[mg + nl:] = y[self.L] - qp.lo, qp.up - y[self.U]
         return t
 
-    def residuals(self, it: Iterate, Hy):
+    def residuals(self, it: Iterate, Hy: Array) -> tuple[Array, Array, Array]:
+        """(r_d, r_b, r_e): the dual residual, the inequality rows' and the equalities'."""
         qp = self.qp
         rd = Hy + qp.q + self.Bt(it.z) + qp.E.T @ it.nu
         rb = self.B(it.y) + it.t - self.b
         return rd, rb, qp.E @ it.y - qp.e
 
-    def factor(self, it: Iterate):
+    def factor(self, it: Iterate) -> tuple[Factor | None, tuple[Array, Array] | None]:
         """The factor of K and, with equalities, (K^-1 E', the inverse of its Schur
         complement E K^-1 E', rank-revealing: `factor.schur_inverse`); None where K is
         not positive definite."""
@@ -164,7 +170,8 @@ class Method:
         Y = fac.solve(qp.E.T)
         return fac, (Y, schur_inverse(xp, qp.E @ Y))
 
-    def step(self, fac, schur, it: Iterate, rd, rb, re, rc):
+    def step(self, fac: Factor, schur: tuple[Array, Array] | None, it: Iterate, rd: Array, rb: Array, re: Array,
+             rc: Array) -> tuple[Array, Array, Array, Array]:
         """(dy, dt, dz, dnu) for the residuals and the complementarity target rc (t z -
         its target)."""
         z, t = it.z, it.t
@@ -180,7 +187,7 @@ class Method:
         return dy, dt, dz, dnu
 
 
-def _span(xp, index):
+def _span(xp: ArrayModule, index: Array) -> slice | Array:
     """`index` (increasing coordinates) as a slice where it is a run of consecutive ones
     (every coordinate bounded below, say): the same entries, read and written as views
     instead of gathered and scattered; else `index` itself."""
@@ -193,13 +200,13 @@ def _span(xp, index):
     return index
 
 
-def _longest(xp, v, dv, tau: float) -> float:
+def _longest(xp: ArrayModule, v: Array, dv: Array, tau: float) -> float:
     """The largest step <= 1 keeping the fraction tau of v > 0 along dv: 1 / max(-dv / v)."""
     worst = float((dv / v).min()) if v.size else 0.0
     return 1.0 if worst >= 0 else min(1.0, -tau / worst)
 
 
-def solve(ip: Interior, y0, max_iter: int, sign: float = 1.0) -> Result | None:
+def solve(ip: Interior, y0: Array, max_iter: int, sign: float = 1.0) -> Result | None:
     """Iterate from y0 (moved inside its bounds, `Interior.start`) until the KKT
     conditions of `pathfollow` hold or a stop; None where K is not positive definite."""
     opts = ip.opts
@@ -208,7 +215,7 @@ def solve(ip: Interior, y0, max_iter: int, sign: float = 1.0) -> Result | None:
     qp = read(ip, st.y)
     mth = Method(ip, qp)
     it = _start(ip, mth, st)
-    history = []
+    history: list[Iteration] = []
     if opts.verbose:
         print(HEADER)
     with np.errstate(all="ignore"):      # every value is checked: `_check`, `_iterate`
@@ -247,9 +254,10 @@ def _start(ip: Interior, mth: Method, st: State) -> Iterate:
     return Iterate(y, full, xp.concatenate([z, mu / full[mg:]]), xp.zeros_like(st.nu))
 
 
-def _loop(ip: Interior, mth: Method, it: Iterate, max_iter: int, sign: float, history: list):
+def _loop(ip: Interior, mth: Method, it: Iterate, max_iter: int, sign: float,
+          history: list[Iteration]) -> Result | None:
     xp, qp, opts = ip.xp, mth.qp, ip.opts
-    first = None                                                  # f at the first iterate
+    first = math.nan                                              # f at the first iterate (set at k = 0)
     for k in range(max_iter + 1):
         Hy = qp.hy(xp, it.y)
         rd, rb, re = mth.residuals(it, Hy)
@@ -275,8 +283,8 @@ def _loop(ip: Interior, mth: Method, it: Iterate, max_iter: int, sign: float, hi
     raise AssertionError("unreachable: the last iteration returns")
 
 
-def _check(ip: Interior, mth: Method, it: Iterate, f: float, need: float, rd, k: int, max_iter: int,
-           sign: float):
+def _check(ip: Interior, mth: Method, it: Iterate, f: float, need: float, rd: Array, k: int, max_iter: int,
+           sign: float) -> tuple[Status | None, Iteration]:
     """(status or None, the Iteration record) at the iterate; `need`: the gap the stop asks for."""
     xp, qp = mth.xp, mth.qp
     stat = float(xp.abs(rd).max()) if rd.size else 0.0
@@ -293,21 +301,23 @@ def _check(ip: Interior, mth: Method, it: Iterate, f: float, need: float, rd, k:
     return None, record
 
 
-def _finite(xp, it: Iterate) -> bool:
+def _finite(xp: ArrayModule, it: Iterate) -> bool:
     return all(bool(xp.isfinite(v).all()) for v in (it.y, it.t, it.z, it.nu))
 
 
-def _stalled(history: list) -> bool:
+def _stalled(history: list[Iteration]) -> bool:
     return len(history) >= STALLS and all(r.step < STALL for r in history[-STALLS:])
 
 
-def violation(xp, qp: Data, y) -> float:
+def violation(xp: ArrayModule, qp: Data, y: Array) -> float:
+    """The largest violation of the QP's inequality rows and equalities at y."""
     parts = [xp.maximum(qp.G @ y - qp.h, 0.0), xp.abs(qp.E @ y - qp.e)]
     worst = [float(p.max()) for p in parts if p.size]
     return max(worst + [0.0])
 
 
-def _iterate(mth: Method, it: Iterate, rd, rb, re, record: Iteration, floor: float) -> Iterate | None:
+def _iterate(mth: Method, it: Iterate, rd: Array, rb: Array, re: Array, record: Iteration,
+             floor: float) -> Iterate | None:
     """The next iterate by Mehrotra's predictor and corrector, mu aimed no lower than
     `floor` (below the gap the stop needs, a smaller mu only inflates the weights z / t,
     whose rounding then keeps stationarity from closing); None where K is not positive
@@ -337,7 +347,8 @@ def _state(mth: Method, it: Iterate) -> State:
     return State(it.y, it.t[:mg], it.z[:mg], it.nu, zl, zu, [], 0.0)
 
 
-def _result(ip: Interior, mth: Method, it: Iterate, status: Status, history: list, message=None) -> Result:
+def _result(ip: Interior, mth: Method, it: Iterate, status: Status, history: list[Iteration],
+            message: str | None = None) -> Result:
     return Result(_state(mth, it), None, status, message or status_message(Family.INTERIOR, status), history)
 
 

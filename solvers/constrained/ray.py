@@ -31,7 +31,6 @@ from __future__ import annotations
 import numpy as np
 
 from solvers.constrained.feasibility import INFEASIBLE
-from solvers.constrained.space import bounds
 from solvers.methods import stopping as certify
 from solvers.methods.stopping import LARGEST, ROUNDING  # ROUNDING per coordinate; LARGEST Jacobian entries (dense SVD)
 
@@ -50,7 +49,7 @@ def unbounded(view, cons, y, y0) -> tuple[float, float, float] | None:
         return None
     E, absJ = J[cons.equality], np.abs(J)
     basis, inverse, e = _row_space(E), np.linalg.pinv(E), _offset(cons, E, y)
-    lower, upper = bounds(view.obj, view.space, strict=True)
+    lower, upper = view.bounds(strict=True)
     p = y if _holds(view, cons, absJ, y) else _rounded(view, basis.size, y, lambda z: z - inverse @ (E @ z - e),
                                                      lower, upper)
     d = _rounded(view, basis.size, y - y0, lambda z: z - basis.T @ (basis @ z),

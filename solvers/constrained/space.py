@@ -20,14 +20,51 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from types import SimpleNamespace
+from typing import Any, Protocol, Sequence
 
 import numpy as np
 
+from convexcheck.problem.model import Attributes
 from solvers.methods.linalg import Blocks, cholesky
+from tensorcalc.arrays import Array, ArrayModule
 from tensorcalc.memo import memoized
 
 TAU = 0.995          # a step goes at most this fraction of the way to a strict bound
+
+
+class Variable(Protocol):
+    """A free variable as the space reads it (`task.records.Free`)."""
+
+    name: str
+    shape: tuple[int, ...]
+    size: int
+    attributes: Attributes
+
+
+class Entries(Protocol):
+    """The objective on z, every entry of every free variable, that a `View` shows in y
+    (`objective.smooth.Objective`): the methods' interface (`objective.protocol.Smooth`)
+    and the variables' layout in z."""
+
+    xp: ArrayModule
+    counts: dict[str, int]
+    free: Sequence[Variable]
+    offsets: Sequence[int]       # where each variable starts in z, and the end
+    names: tuple[str, ...]
+
+    def pack(self, arrays: dict[str, Array]) -> Array: ...
+
+    def unpack(self, z: Array) -> dict[str, Array]: ...
+
+    def inside(self, z: Array) -> bool: ...
+
+    def value(self, z: Array, overflow: bool = False) -> float: ...
+
+    def value_grad(self, z: Array) -> tuple[float, Array]: ...
+
+    def value_grad_hess(self, z: Array) -> tuple[float, Array, Any]: ...
+
+    def hvp(self, z: Array, v: Array) -> Array: ...
 
 
 @dataclass
@@ -36,15 +73,16 @@ class Box:
     where none), which `project` enforces, and strict ones `above`, `below` (`pos`,
     `< c`), which a point may approach but not reach."""
 
-    lower: object
-    upper: object
-    above: object
-    below: object
+    lower: Array
+    upper: Array
+    above: Array
+    below: Array
 
-    def project(self, xp, y):
+    def project(self, xp: ArrayModule, y: Array) -> Array:
+        """y projected on the closed bounds."""
         return xp.minimum(xp.maximum(y, self.lower), self.upper)
 
-    def path(self, xp, z, d, t: float):
+    def path(self, xp: ArrayModule, z: Array, d: Array, t: float) -> Array:
         """P(z + t d): projected on the closed bounds, and at most the fraction TAU of the
         way from z to a strict bound (the fraction-to-the-boundary rule)."""
         p = self.project(xp, z + t * d)
@@ -57,7 +95,7 @@ class Box:
             p = xp.where(has_below, xp.minimum(p, ceiling), p)
         return p
 
-    def _strict(self, xp):
+    def _strict(self, xp: ArrayModule) -> tuple[Array, Array, bool, bool]:
         """(where a strict bound lies above, below, whether any does each way), found once:
         the bounds of a box never change."""
         found = self.__dict__.get("_found")
@@ -78,16 +116,18 @@ class Cone:
     n: int
     where: slice
 
-    def matrix(self, z):
+    def matrix(self, z: Array) -> Array:
+        """X (n x n) from z."""
         return z[self.start:self.start + self.n * self.n].reshape(self.n, self.n)
 
 
 class Space:
     """Index maps between y (reduced) and z (every entry); see the module docstring."""
 
-    def __init__(self, free, offsets, xp):
-        up, down = [], []              # per y coordinate: the z entries X[i, j] and X[j, i]
-        self.cones = []                # a `Cone` per definite matrix
+    def __init__(self, free: Sequence[Variable], offsets: Sequence[int], xp: ArrayModule):
+        parts: tuple[list[Array], list[Array]] = ([], [])   # per y coordinate: the z entries X[i, j], X[j, i]
+        up, down = parts
+        self.cones: list[Cone] = []    # a `Cone` per definite matrix
         at = 0
         for v, start in zip(free, offsets):
             if v.attributes.is_symmetric:
@@ -104,28 +144,29 @@ class Space:
                 k = np.arange(start, start + v.size)
                 up.append(k)
                 down.append(k)
-        up = np.concatenate(up) if up else np.zeros(0, int)
-        down = np.concatenate(down) if down else np.zeros(0, int)
-        self.identity = bool((up == down).all()) and bool((up == np.arange(up.size)).all())
+        ups = np.concatenate(up) if up else np.zeros(0, int)
+        downs = np.concatenate(down) if down else np.zeros(0, int)
+        self.identity = bool((ups == downs).all()) and bool((ups == np.arange(ups.size)).all())
         back = np.empty(int(offsets[-1]), dtype=np.int64)
-        back[up], back[down] = np.arange(up.size), np.arange(up.size)
-        self.n = int(up.size)
-        self.up, self.down, self.back = xp.asarray(up), xp.asarray(down), xp.asarray(back)
-        self.twin = xp.asarray((up != down).astype(np.float64))
+        back[ups], back[downs] = np.arange(ups.size), np.arange(ups.size)
+        self.n = int(ups.size)
+        self.up, self.down, self.back = xp.asarray(ups), xp.asarray(downs), xp.asarray(back)
+        self.twin = xp.asarray((ups != downs).astype(np.float64))
         self.xp = xp
 
-    def lift(self, y):
+    def lift(self, y: Array) -> Array:
+        """z from y: X[j, i] copied from X[i, j]."""
         return y if self.identity else y[self.back]
 
-    def reduce(self, z):
+    def reduce(self, z: Array) -> Array:
         """The y coordinates of a z that is already symmetric."""
         return z if self.identity else z[self.up]
 
-    def grad(self, g):
+    def grad(self, g: Array) -> Array:
         """T' g."""
         return g if self.identity else g[self.up] + self.twin * g[self.down]
 
-    def hess(self, H):
+    def hess(self, H: Array | Blocks) -> Array | Blocks:
         """T' H T, dense; Blocks pass through when there is nothing to reduce."""
         if self.identity:
             return H
@@ -134,16 +175,17 @@ class Space:
         cols = H[:, self.up] + self.twin * H[:, self.down]
         return cols[self.up, :] + self.twin[:, None] * cols[self.down, :]
 
-    def matrices(self, y):
+    def matrices(self, y: Array) -> list[tuple[float, Array]]:
         """(sign, matrix) of every definite variable at y, its cone being sign * X > 0."""
         z = self.lift(y)
         return [(c.sign, c.matrix(z)) for c in self.cones]
 
-    def in_cones(self, y) -> bool:
+    def in_cones(self, y: Array) -> bool:
+        """Whether every definite variable is inside its cone at y (by Cholesky)."""
         return all(cholesky(self.xp, sign * X) is not None for sign, X in self.matrices(y))
 
 
-def dense(xp, H: Blocks):
+def dense(xp: ArrayModule, H: Blocks) -> Array:
     """The full matrix of a block-diagonal Hessian: block b on the entries whose flat
     positions `split` lists in its row b."""
     k, r, _ = H.blocks.shape
@@ -157,41 +199,45 @@ class View:
     """An `Objective` in the coordinates y of its `Space`, with its `Box` of closed
     bounds (None when there is none) and cones kept by `inside`."""
 
-    def __init__(self, obj):
+    def __init__(self, obj: Entries):
         self.obj, self.xp, self.counts = obj, obj.xp, obj.counts
         self.space, self.box = _layout(tuple(obj.free), tuple(obj.offsets), obj.xp)
         self.n, self.free, self.names = self.space.n, obj.free, obj.names
 
-    def pack(self, arrays: dict):
+    def pack(self, arrays: dict[str, Array]) -> Array:
         return self.space.reduce(self.obj.pack(arrays))
 
-    def unpack(self, y) -> dict:
+    def unpack(self, y: Array) -> dict[str, Array]:
         return self.obj.unpack(self.space.lift(y))
 
-    def project(self, y):
+    def project(self, y: Array) -> Array:
         return y if self.box is None else self.box.project(self.xp, y)
 
-    def inside(self, y) -> bool:
+    def bounds(self, strict: bool = True) -> tuple[Array, Array]:
+        """(lower, upper) per y coordinate (`bounds`)."""
+        return bounds(self.obj.free, self.obj.offsets, self.xp, self.space, strict)
+
+    def inside(self, y: Array) -> bool:
         return self.obj.inside(self.space.lift(y)) and self.space.in_cones(y)
 
-    def value(self, y, overflow: bool = False) -> float:
+    def value(self, y: Array, overflow: bool = False) -> float:
         if self.space.cones and not self.space.in_cones(y):
             return math.inf
         return self.obj.value(self.space.lift(y), overflow)
 
-    def value_grad(self, y):
+    def value_grad(self, y: Array) -> tuple[float, Array]:
         f, g = self.obj.value_grad(self.space.lift(y))
         return f, self.space.grad(g)
 
-    def value_grad_hess(self, y):
+    def value_grad_hess(self, y: Array) -> tuple[float, Array, Any]:
         f, g, H = self.obj.value_grad_hess(self.space.lift(y))
         return f, self.space.grad(g), self.space.hess(H)
 
-    def hvp(self, y, v):
+    def hvp(self, y: Array, v: Array) -> Array:
         return self.space.grad(self.obj.hvp(self.space.lift(y), self.space.lift(v)))
 
 
-def _layout(free: tuple, offsets: tuple, xp) -> tuple[Space, Box | None]:
+def _layout(free: tuple[Variable, ...], offsets: tuple[int, ...], xp: ArrayModule) -> tuple[Space, Box | None]:
     """The `Space` and `Box` of the free variables; on the host kept per variables (every
     solve of a problem has the same), with their arrays made read-only since shared."""
     if xp is not np:
@@ -200,43 +246,44 @@ def _layout(free: tuple, offsets: tuple, xp) -> tuple[Space, Box | None]:
 
 
 @memoized(maxsize=64)
-def _kept(free: tuple, offsets: tuple) -> tuple[Space, Box | None]:
+def _kept(free: tuple[Variable, ...], offsets: tuple[int, ...]) -> tuple[Space, Box | None]:
     space, box = _built(free, offsets, np)
     arrays = [space.up, space.down, space.back, space.twin]
     if box is not None:
-        box._strict(np)
-        arrays += [box.lower, box.upper, box.above, box.below, *box._found[:2]]
+        arrays += [box.lower, box.upper, box.above, box.below, *box._strict(np)[:2]]
     for a in arrays:
         a.flags.writeable = False
     return space, box
 
 
-def _built(free: tuple, offsets: tuple, xp) -> tuple[Space, Box | None]:
+def _built(free: tuple[Variable, ...], offsets: tuple[int, ...], xp: ArrayModule) -> tuple[Space, Box | None]:
     space = Space(free, offsets, xp)
-    return space, _box(SimpleNamespace(free=free, offsets=offsets, n=offsets[-1], xp=xp), space)
+    return space, _box(free, offsets, xp, space)
 
 
-def _box(obj, space: Space) -> Box | None:
+def _box(free: Sequence[Variable], offsets: Sequence[int], xp: ArrayModule, space: Space) -> Box | None:
     """The bounds of the free variables per y coordinate, or None when there are none."""
-    if not any(v.attributes.lower is not None or v.attributes.upper is not None for v in obj.free):
+    if not any(v.attributes.lower is not None or v.attributes.upper is not None for v in free):
         return None
-    lower, upper = bounds(obj, space, strict=False)
-    xp = obj.xp
-    every_lower, every_upper = bounds(obj, space, strict=True)
+    lower, upper = bounds(free, offsets, xp, space, strict=False)
+    every_lower, every_upper = bounds(free, offsets, xp, space, strict=True)
     above = xp.where(every_lower == lower, -math.inf, every_lower)
     below = xp.where(every_upper == upper, math.inf, every_upper)
     return Box(lower, upper, above, below)
 
 
-def bounds(obj, space: Space, strict: bool = True):
+def bounds(free: Sequence[Variable], offsets: Sequence[int], xp: ArrayModule, space: Space,
+           strict: bool = True) -> tuple[Array, Array]:
     """(lower, upper) per y coordinate as device arrays, -inf/inf where none; with
-    `strict`, the strict bounds (`pos`, `< c`) too."""
-    lower, upper = np.full(obj.n, -np.inf), np.full(obj.n, np.inf)
-    for v, a, b in zip(obj.free, obj.offsets, obj.offsets[1:]):
+    `strict`, the strict bounds (`pos`, `< c`) too. `offsets`: where each variable starts
+    in z, and the end."""
+    n = offsets[-1]
+    lower, upper = np.full(n, -np.inf), np.full(n, np.inf)
+    for v, a, b in zip(free, offsets, offsets[1:]):
         at = v.attributes
         if at.lower is not None and (strict or not at.lower_strict):
             lower[a:b] = at.lower
         if at.upper is not None and (strict or not at.upper_strict):
             upper[a:b] = at.upper
     up = np.asarray(space.up.get() if hasattr(space.up, "get") else space.up)
-    return obj.xp.asarray(lower[up]), obj.xp.asarray(upper[up])
+    return xp.asarray(lower[up]), xp.asarray(upper[up])
