@@ -12,13 +12,14 @@ from solvers.constrained import feasibility
 from solvers.methods.alternate import alternate
 from solvers.methods.firstorder import LBFGS, GradientDescent
 from solvers.methods.history import optimize_result
-from solvers.methods.loop import Options, run
+from solvers.methods.loop import Options, Outcome, run
 from solvers.methods.newton import Newton, NewtonCG
 from solvers.objective.smooth import Objective
-from solvers.reformulate import epigraph
+from solvers.reformulate.lift import Lift, Lifting
 from solvers.task.convexity import convexity_of
 from solvers.task.device import array_module, to_host
-from solvers.task.prepare import SolverError, Task, prepare
+from solvers.task.prepare import SolverError, Task, read
+from solvers.task.reductions import MAXIMIZE, Chain
 
 if TYPE_CHECKING:
     from scipy.optimize import OptimizeResult
@@ -87,21 +88,22 @@ def minimize(problem: object, data: Mapping[str, object] | None = None, *, x0: o
     if blocks is not None:
         raise SolverError(f"blocks are for method='alternate', not {method!r}")
     checked = _options(tol, gtol, max_iter if max_iter is not None else 0, c1, max_trials, verbose, callback)
-    task = prepare(problem, data, x0)
-    lifted = epigraph.lift(task) if device == "cpu" else epigraph.Lifted(task)
-    work = lifted.task                # kinks of affine arguments as epigraph variables
+    task = read(problem, data, x0)
+    xp = array_module(device)
+    chain = Chain((MAXIMIZE, Lift(xp, gtol)))      # applied once here, inverted once at the result
+    work, undo = chain.apply(task)
+    lifting: Lifting = undo[-1]
     if method == "auto":
-        method = constrained.auto(work, lifted.added)
+        method = constrained.auto(work, lifting.lifted.added)
     convexity, warning = convexity_of(task) if check else ("not checked", None)
     opts = dataclasses.replace(checked, max_iter=max_iter if max_iter is not None else MAX_ITER[method],
-                               sign=task.sign, second_order=bool(second_order), convex=convexity == "convex",
-                               **(_for_lifted(checked, task, lifted) if lifted.added else {}))
-    xp = array_module(device)
+                               sign=work.sign, second_order=bool(second_order), convex=convexity == "convex",
+                               **(_for_lifted(checked, lifting) if lifting.lifted.added else {}))
     obj = Objective(work, xp)
     start = time.perf_counter()
     out = _solve(work, obj, method, opts, gtol, tol, memory)
-    result = _result(work, obj, out, method, device, convexity, warning, time.perf_counter() - start)
-    return _restore(result, lifted, task, xp, gtol) if lifted.added else result
+    result = _result(obj, out, method, device, convexity, warning, time.perf_counter() - start)
+    return chain.invert(result, undo)
 
 
 def _alternate(problem: object, data: Mapping[str, object] | None, x0: object,
@@ -116,10 +118,11 @@ def _alternate(problem: object, data: Mapping[str, object] | None, x0: object,
     return alternate(problem, blocks, x0=x0, data=data, sweeps=sweeps, **options)
 
 
-def _for_lifted(opts: Options, task: Task, lifted: epigraph.Lifted) -> dict[str, Any]:
+def _for_lifted(opts: Options, lifting: Lifting) -> dict[str, Any]:
     """The options that differ for a lifted task: the callback shown the original
     variables; where the task has constraints, each lifted row held tighter, since an
     original row sums them."""
+    task, lifted = lifting.before, lifting.lifted
     changed: dict[str, Any] = {}
     if opts.callback is not None:
         changed["callback"] = _hiding(opts.callback, lifted.added)
@@ -184,29 +187,6 @@ def _hiding(callback, names: tuple[str, ...]):
     return call
 
 
-def _restore(result, lifted, task: Task, xp, gtol: float):
-    """The result in the original variables: the epigraph variables and constraints
-    dropped, `fun` and `jac` those of the original objective at x (jac: its gradient,
-    with sign(0) = 0 at a kink, one subgradient)."""
-    for name in lifted.added:
-        result.x.pop(name)
-    own = set(lifted.labels) | {f"{side} bound of {n}" for n in lifted.added for side in ("lower", "upper")}
-    result.multipliers = {k: v for k, v in result.multipliers.items() if k not in own}
-    obj = Objective(task, xp)
-    f, g = obj.value_grad(obj.pack(result.x))
-    result.fun = task.sign * f
-    result.jac = {n: task.sign * to_host(a) for n, a in obj.unpack(g).items()}
-    result.lifted = list(lifted.added)
-    if task.constrained:              # the original constraints' violation, not the lifted rows'
-        result.constr_violation = constrained.violation(task, obj, result.x)
-        if result.status == 0 and result.constr_violation > gtol / 100:
-            result.status, result.success = 1, False
-            result.message = (f"stopped: the lifted problem converged, but the original constraints are "
-                              f"violated by {result.constr_violation:.3g} > gtol / 100 (the lifted rows' "
-                              f"violations add up); a smaller gtol, or method='newton', keeps them")
-    return result
-
-
 def _method(name: str, gtol: float, tol: float, memory: int):
     if name == "newton":
         return Newton(gtol, tol)
@@ -229,11 +209,14 @@ def _options(tol, gtol, max_iter, c1, max_trials, verbose, callback) -> Options:
                    verbose=verbose, callback=callback)
 
 
-def _result(task: Task, obj: Objective, out, method, device, convexity, warning, seconds) -> OptimizeResult:
+def _result(obj: Objective, out: Outcome, method: str, device: str, convexity: str, warning: str | None,
+            seconds: float) -> OptimizeResult:
+    """The result of the reduced task (`Chain.invert` makes it the original's): fun and
+    jac those of the objective minimised."""
     x = {n: to_host(a) for n, a in obj.unpack(out.z).items()}
-    jac = {n: task.sign * to_host(a) for n, a in obj.unpack(out.g).items()}
+    jac = {n: to_host(a) for n, a in obj.unpack(out.g).items()}
     return optimize_result(
-        x=x, fun=task.sign * out.f, jac=jac, nit=len(out.history) - 1, status=out.status,
+        x=x, fun=out.f, jac=jac, nit=len(out.history) - 1, status=out.status,
         success=out.status == 0, message=out.message, history=out.history, convexity=convexity,
         warning=warning, method=method, device=device, time_s=seconds,
         constr_violation=getattr(out, "violation", 0.0), multipliers=getattr(out, "multipliers", {}),

@@ -33,7 +33,8 @@ from solvers.objective.smooth import Objective
 from solvers.result import Family, status_message
 from solvers.task.convexity import convexity_of
 from solvers.task.device import array_module, to_host
-from solvers.task.prepare import SolverError, prepare, refuse_constraints, translated
+from solvers.task.prepare import SolverError, prepare, read, refuse_constraints, translated
+from solvers.task.reductions import MAXIMIZE, Chain
 from tensorcalc.arrays import is_dask
 
 if TYPE_CHECKING:
@@ -58,7 +59,8 @@ def alternate(problem: object, blocks: Sequence[str | Sequence[str]], data: Mapp
     problem, data = translated(problem, data)
     if not (isinstance(sweeps, int) and sweeps >= 0):
         raise SolverError(f"sweeps must be a whole number >= 0, got {sweeps!r}")
-    joint = prepare(problem, data, x0)
+    reductions = Chain((MAXIMIZE,))                       # applied once here, inverted at the result
+    joint, undo = reductions.apply(read(problem, data, x0))
     refuse_constraints(joint, "block-coordinate Newton (solvers.alternate)")
     _check_blocks(groups, [v.name for v in joint.free])
     xp = array_module(device)
@@ -71,13 +73,13 @@ def alternate(problem: object, blocks: Sequence[str | Sequence[str]], data: Mapp
     final = Objective(joint, xp)
     status, message, history = _solve(objs, groups, state, sweeps, opts, final)
     f, jac = _value_grad(final, state)
-    jac = {n: joint.sign * (a if is_dask(a) else to_host(a)) for n, a in jac.items()}
-    return optimize_result(x={n: a if is_dask(a) else to_host(a) for n, a in state.items()},
-                          fun=joint.sign * f, jac=jac,
-                          nit=len(history), status=status, success=status == 0,
-                          message=message, history=history, convexity=convexity,
-                          warning=_warning(convexity), method="block-newton", device=device,
-                          time_s=time.perf_counter() - start, sweeps=_count(history, len(groups)))
+    jac = {n: a if is_dask(a) else to_host(a) for n, a in jac.items()}
+    result = optimize_result(x={n: a if is_dask(a) else to_host(a) for n, a in state.items()},
+                             fun=f, jac=jac, nit=len(history), status=status, success=status == 0,
+                             message=message, history=history, convexity=convexity,
+                             warning=_warning(convexity), method="block-newton", device=device,
+                             time_s=time.perf_counter() - start, sweeps=_count(history, len(groups)))
+    return reductions.invert(result, undo)
 
 
 def _check_blocks(blocks, free: list[str]) -> None:

@@ -45,7 +45,7 @@ class Part:
         self.obj = Objective(sub, view.xp)
         self.index = np.concatenate([np.arange(a, b) for v, a, b in zip(obj.free, obj.offsets, obj.offsets[1:])
                                      if v.name in present])
-        self.whole = self.index.size == obj.n
+        self.whole = self.index.size == obj.offsets[-1]          # every entry of z
         self.index = view.xp.asarray(self.index)
         self.affine = affine_in(constraint.expr, [v.name for v in free])
         self._linear = None       # (gradient, value - gradient . y) of an affine constraint

@@ -26,10 +26,12 @@ Dask is imported only when a Dask array is seen; `pip install 'convexcheck[dask]
 from __future__ import annotations
 
 import uuid
+from typing import Any, Mapping
 
 import numpy as np
 
 from convexcheck.problem.admissible import in_bounds
+from convexcheck.problem.model import Declaration
 from solvers.task.records import SolverError, check_real
 from tensorcalc.arrays import is_dask
 
@@ -50,7 +52,7 @@ def lazy(value, where: str):
     return value.astype(np.float64)
 
 
-def prepared(arrays: dict, declarations: dict) -> dict:
+def prepared(arrays: dict[str, Any], declarations: Mapping[str, Declaration]) -> dict[str, Any]:
     """`arrays` with the Dask ones aligned, persisted where they fit (see the module
     docstring) and checked in one computation: finite entries, declared bounds;
     SolverError naming the array and the fix otherwise. A NumPy array along a chunked
@@ -81,10 +83,10 @@ def prepared(arrays: dict, declarations: dict) -> dict:
     return arrays
 
 
-def _chunks(arrays: dict, declarations: dict) -> dict[str, tuple[int, ...]]:
+def _chunks(arrays: dict, declarations: Mapping[str, Declaration]) -> dict[str | int, tuple[int, ...]]:
     """The chunks of each named dimension: those of the largest Dask array along it
     (axes of one dimension must share chunks, else every evaluation rechunks them)."""
-    chunks: dict[str, tuple[int, ...]] = {}
+    chunks: dict[str | int, tuple[int, ...]] = {}
     for name in sorted(arrays, key=lambda n: -arrays[n].nbytes):
         for dim, axis_chunks in zip(declarations[name].dims, arrays[name].chunks):
             if isinstance(dim, str):
@@ -92,7 +94,7 @@ def _chunks(arrays: dict, declarations: dict) -> dict[str, tuple[int, ...]]:
     return chunks
 
 
-def _check(arrays: dict, names: list[str], declarations: dict) -> None:
+def _check(arrays: dict, names: list[str], declarations: Mapping[str, Declaration]) -> None:
     import dask
     import dask.array as da
     tests = {}

@@ -1,9 +1,10 @@
 """What a solve is given, checked: the problem, its parameter arrays, the starting point.
 
-`prepare(problem, data, x0)` turns a parsed problem (or a file path, problem text, or a
-bare tensorcalc expression) plus arrays by name into a `Task`: the scalar expression to
-minimise (negated for `maximize`), the free variables with their shapes and declared
-bounds, the fixed arrays, and the starting point. A variable given in `data` is held
+`read(problem, data, x0)` turns a parsed problem (or a file path, problem text, a bare
+tensorcalc expression, or a CVXPY Problem) plus arrays by name into a `Task`: the scalar
+objective as written, the free variables with their shapes and declared bounds, the
+fixed arrays, and the starting point; `prepare` is the task a solver minimises (a
+`maximize` objective negated: `solvers.task.reductions.Maximize`). A variable given in `data` is held
 fixed at that value (so `data={"V": V}` solves for U alone). Every rejection is a
 `SolverError` naming the array, the axis or dimension, and the fix.
 
@@ -27,14 +28,21 @@ from convexcheck.problem.admissible import in_bounds
 from convexcheck.problem.model import Declaration, Declarations, Part, Problem
 from solvers.task.distributed import lazy, prepared
 from solvers.task.records import MAX_DATA_ENTRIES, Constraint, Free, SolverError, Task, check_real
+from solvers.task.reductions import MAXIMIZE
 from solvers.task.start import start
 from tensorcalc import Expr, dag
 from tensorcalc.arrays import is_dask, library
 from tensorcalc.memo import memoized
 
 
-def prepare(problem, data=None, x0=None) -> Task:
-    """Check everything a solve needs before any device work; see the module docstring."""
+def prepare(problem: object, data: Mapping[str, object] | None = None, x0: object = None) -> Task:
+    """The task a solver minimises: `read`, a maximised objective negated (`Maximize`)."""
+    return MAXIMIZE.apply(read(problem, data, x0))[0]
+
+
+def read(problem: object, data: Mapping[str, object] | None = None, x0: object = None) -> Task:
+    """Check everything a solve needs before any device work; see the module docstring.
+    The task's objective is the one written (sign 1), to be reduced (`reductions`)."""
     problem, data = translated(problem, data)
     data = _arrays(data or {}, "data")
     problem = _as_problem(problem, data, x0)
@@ -51,12 +59,10 @@ def prepare(problem, data=None, x0=None) -> Task:
     for decl in problem.parameters.values():
         if decl.name in data and not is_dask(data[decl.name]):
             _check_attributes(decl, data[decl.name])
-    sign = -1.0 if problem.sense == "maximize" else 1.0
-    expr = problem.objective.expr if sign > 0 else dag.neg(problem.objective.expr)
     fixed = prepared({n: data[n] for n in data if n in present}, problem.declarations)
     constraints = [_constraint(part) for part in problem.constraints]
     names = {v.name for v in free}
-    return Task(problem, expr, sign, free, fixed, start(free, x0),
+    return Task(problem, problem.objective.expr, 1.0, free, fixed, start(free, x0),
                 tuple(c for c in constraints if _reads(c, names) or not _holds(c, fixed)))
 
 

@@ -46,12 +46,13 @@ class Constraint:
 
 @dataclass(frozen=True)
 class Task:
-    """A checked minimisation: minimise `expr` over `free` subject to `constraints`, the
-    other names fixed."""
+    """A checked problem over `free` subject to `constraints`, the other names fixed. As
+    read (`prepare.read`) `expr` is the objective as written; the task a solver gets is
+    reduced (`reductions`): it minimises `expr`."""
 
     problem: Problem          # with fixed variables turned into parameters
-    expr: Expr                # the objective, negated for maximize
-    sign: float               # +1 minimize, -1 maximize: reported f = sign * minimised f
+    expr: Expr                # the objective (negated by `reductions.Maximize` for maximize)
+    sign: float               # -1 once `reductions.Maximize` negated a maximised objective, else +1
     free: tuple[Free, ...]
     fixed: dict[str, np.ndarray]
     x0: dict[str, np.ndarray]
