@@ -6,7 +6,9 @@ packages; the gallery runs the scripts of ``examples/`` and shows the plots they
 """
 from __future__ import annotations
 
+import inspect
 import pathlib
+import re
 import sys
 
 DOCS = pathlib.Path(__file__).resolve().parent
@@ -14,6 +16,7 @@ ROOT = DOCS.parent
 sys.path[:0] = [str(ROOT), str(DOCS)]   # the checkout's packages, and gallery_argv below
 
 import gallery_argv  # noqa: E402  (found through the path set just above)
+from numpydoc.numpydoc import DEDUPLICATION_TAG  # noqa: E402
 
 project = "convexcheck"
 author = "the convexcheck authors"
@@ -29,8 +32,7 @@ extensions = [
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "auto_examples/*.ipynb",
-                    "auto_examples/*.py", "auto_examples/*.zip"]
+exclude_patterns = ["_build"]
 root_doc = "index"
 
 # MyST: anchors for headings down to ###, so that [text](page.md#a-heading) links resolve
@@ -42,7 +44,7 @@ autosummary_generate = True
 autosummary_imported_members = False
 autodoc_default_options = {"members": True, "show-inheritance": True}
 autodoc_member_order = "bysource"
-autodoc_typehints = "none"      # signatures show the hints; descriptions are the docstrings'
+autodoc_typehints = "signature"   # the hints in the signatures; descriptions are the docstrings'
 
 # numpydoc reads our docstrings, which state contracts in prose rather than in numpydoc's
 # sections: no style validation, and class members are listed by autodoc, not twice.
@@ -85,15 +87,40 @@ RST_SPECIAL = str.maketrans({c: "\\" + c for c in "\\*`|_[]<>:"})
 
 
 def plain_docstring(app, what, name, obj, options, lines: list[str]) -> None:
-    """Replace ``lines`` (autodoc's docstring, in place) by its plain-text rendering."""
-    text = "\n".join(lines).strip("\n")
+    """Replace ``lines`` (autodoc's docstring, in place) by its plain-text rendering; the
+    comment numpydoc ends a docstring with (its mark against processing it twice) stays last."""
+    mark = ["..", DEDUPLICATION_TAG] if lines[-2:] == ["..", DEDUPLICATION_TAG] else []
+    text = "\n".join(lines[:len(lines) - len(mark)]).strip("\n")
     if not text:
         return
     summary, _, body = text.partition("\n\n")
     lines[:] = [" ".join(part.strip() for part in summary.splitlines()).translate(RST_SPECIAL)]
     if body.strip():
-        lines += ["", "::", ""] + ["    " + line for line in body.splitlines()] + [""]
+        lines += ["", "::", ""] + ["    " + line for line in body.splitlines()]
+    lines += [""] + mark
+
+
+# Class signatures made by dataclasses and NamedTuples keep their annotations as written
+# (`node: Expr`), and a bare name that two modules define (Factor) is ambiguous to Sphinx.
+# Each bare class name is read in the module that wrote it and linked to its definition.
+BARE_NAME = re.compile(r"(?<![\w.'\"~])([A-Z]\w*)\b")
+
+
+def qualified_names(app, what, name, obj, options, signature, return_annotation):
+    """Signature and return annotation with bare class names fully qualified (shown short)."""
+    module = sys.modules.get(getattr(obj, "__module__", None) or "")
+
+    def qualify(match: re.Match) -> str:
+        target = getattr(module, match.group(1), None)
+        if inspect.isclass(target) and getattr(target, "__module__", None):
+            return f"~{target.__module__}.{target.__qualname__}"
+        return match.group(1)
+
+    if module is None:
+        return None
+    return tuple(BARE_NAME.sub(qualify, text) if text else text for text in (signature, return_annotation))
 
 
 def setup(app) -> None:
     app.connect("autodoc-process-docstring", plain_docstring, priority=600)
+    app.connect("autodoc-process-signature", qualified_names)
