@@ -26,5 +26,5 @@ from convexcheck.problem.model import Attributes, Declaration, Part, Problem
 from convexcheck.problem.reader import ProblemError, load_problem
 from convexcheck.report import Report
 
-__all__ = ["analyze", "Budget", "load_problem", "classify", "certify_hessian", "Certificate", "Problem", "Part", "Declaration",
-           "Attributes", "Report", "ProblemError", "from_cvxpy", "analyze_cvxpy"]
+__all__ = ["analyze", "Budget", "load_problem", "classify", "certify_hessian", "Certificate", "Problem", "Part",
+           "Declaration", "Attributes", "Report", "ProblemError", "from_cvxpy", "analyze_cvxpy"]

@@ -96,7 +96,7 @@ def _check_dims(problem: Problem, dims: dict[str, int]) -> dict[str, int]:
     return dict(dims)
 
 
-def check_data(problem: Problem, data) -> dict[str, np.ndarray]:
+def check_data(problem: Problem, data: Mapping[str, Any]) -> dict[str, np.ndarray]:
     """Parameter values as float arrays, checked: declared parameters, finite numbers, the
     declared number of axes and integer lengths, and the declared attributes."""
     fixed = {}

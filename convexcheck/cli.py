@@ -34,7 +34,7 @@ def parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     return top, sub
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register `analyze` on the subcommands of the convexcheck parser."""
     cmd = sub.add_parser("analyze", help="analyse a problem file (.tc)",
                          description="Decide convexity of the objective, each constraint, and the "
@@ -48,8 +48,9 @@ def add_parser(sub) -> None:
                      help="length of a named dimension for sampling (repeatable; default 4)")
     cmd.add_argument("--budget", type=seconds, default=DEFAULT_SECONDS, metavar="SECONDS",
                      help=f"wall-clock seconds the analysis may take, >= 0 or 'inf' "
-                          f"(default {DEFAULT_SECONDS:g}); once spent, the remaining steps are skipped and the sides they would have decided "
-                          "are 'unknown: budget spent on ...' (proofs and witnesses found stand)")
+                          f"(default {DEFAULT_SECONDS:g}); once spent, the remaining steps are skipped and the "
+                          "sides they would have decided are 'unknown: budget spent on ...' "
+                          "(proofs and witnesses found stand)")
     cmd.add_argument("--no-progress", action="store_true", help="never show a progress bar")
 
 

@@ -13,6 +13,8 @@ subexpression.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from convexcheck.problem.admissible import satisfies
@@ -24,7 +26,7 @@ ATTRIBUTES = {"nonneg": "nonneg", "pos": "pos", "nonpos": "nonpos", "neg": "neg"
               "symmetric": "symmetric", "PSD": "psd", "NSD": "nsd"}
 
 
-def value_of(e, what: str) -> np.ndarray:
+def value_of(e: Any, what: str) -> np.ndarray:
     """CVXPY's value of `e` (a constant subexpression, a parameter, a bound) as finite real
     data (`as_array`); a ProblemError naming `what` when CVXPY cannot compute it. Plain
     data (not a CVXPY object) is read by `as_array` directly."""
@@ -41,13 +43,13 @@ def value_of(e, what: str) -> np.ndarray:
     return as_array(value, what)
 
 
-def describe(e, limit: int = 60) -> str:
+def describe(e: Any, limit: int = 60) -> str:
     """A CVXPY expression on one line, cut to `limit` characters."""
     text = " ".join(str(e).split())
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def leaf_attributes(e, kind: str) -> list[str]:
+def leaf_attributes(e: Any, kind: str) -> list[str]:
     words = []
     for attr, value in e.attributes.items():
         if attr == "bounds" and value is not None:
@@ -74,7 +76,7 @@ def _bounds(bounds, name: str) -> list[str]:
     return words
 
 
-def as_array(value, what: str) -> np.ndarray:
+def as_array(value: Any, what: str) -> np.ndarray:
     value = value.toarray() if hasattr(value, "toarray") else value
     arr = np.asarray(value)
     if np.iscomplexobj(arr) or not np.all(np.isfinite(arr.astype(float))):
@@ -82,7 +84,7 @@ def as_array(value, what: str) -> np.ndarray:
     return arr.astype(float)
 
 
-def number(v) -> str:
+def number(v: float) -> str:
     v = float(v)
     if not np.isfinite(v):
         raise ProblemError(f"the number {v} cannot be written in a problem; use finite data")

@@ -4,11 +4,13 @@ entrywise and sum over axes. Each returns one atom of text (a name, a number, a 
 parenthesised), so rules may nest them without caring about precedence."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from convexcheck.problem.reader import ProblemError
 
 LETTERS = "ijklmnopqrstuvwxyz"
+Shape = Sequence[int]            # a CVXPY shape
 
 
 class Node(NamedTuple):
@@ -27,13 +29,13 @@ def scalar(a: Node) -> str | None:
     return a.scalar if a.scalar is not None else (a.text if a.shape == () else None)
 
 
-def full(text: str, shape) -> str:
+def full(text: str, shape: Shape) -> str:
     """A scalar's text broadcast to `shape` (a product with ones)."""
     idx = LETTERS[:len(shape)]
     return f"({text} *(,{idx}->{idx}) 1)" if shape else text
 
 
-def fit(a: Node, shape) -> str:
+def fit(a: Node, shape: Shape) -> str:
     """a's text at `shape`: a scalar broadcast, a number as it is."""
     if a.shape == tuple(shape) or a.number:
         return a.text
@@ -43,7 +45,7 @@ def fit(a: Node, shape) -> str:
                        f"make the shapes equal (e.g. with cp.reshape)")
 
 
-def times(a: Node, b: Node, shape) -> str:
+def times(a: Node, b: Node, shape: Shape) -> str:
     """Element-wise product with scalar broadcasting."""
     sa, sb = scalar(a), scalar(b)
     if sa is not None or sb is not None:
@@ -52,7 +54,7 @@ def times(a: Node, b: Node, shape) -> str:
     return f"({fit(a, shape)} *({idx},{idx}->{idx}) {fit(b, shape)})"
 
 
-def axis_sum(text: str, shape, axis) -> str:
+def axis_sum(text: str, shape: Shape, axis: int | Sequence[int] | None) -> str:
     """The sum over `axis` (None: all entries, an int or a tuple of ints, which CVXPY has
     checked; a 0-d argument, whose axis 0 or -1 CVXPY admits, is its own sum)."""
     if not shape:

@@ -60,7 +60,7 @@ UNSUPPORTED = ("sum_largest", "sum_smallest", "lambda_max", "lambda_min", "lambd
 RELATIONS = {"Inequality": "<=", "Equality": "==", "Zero": "==", "NonNeg": ">=", "NonPos": "<="}
 
 
-def from_cvxpy(expr_or_problem) -> tuple[Problem, dict[str, np.ndarray]]:
+def from_cvxpy(expr_or_problem: Any) -> tuple[Problem, dict[str, np.ndarray]]:
     """(Problem, data): a scalar CVXPY Expression as `expression EXPR` (need "any"), or a
     CVXPY Problem as minimize/maximize with its constraints (<=, >=, ==; cone constraints
     such as PSD are rejected). `data` holds parameter values and the constants' values.

@@ -15,6 +15,7 @@ analyses `signs` and `declared`) and a node, and returns a `Verdict` or None:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 
 from convexcheck.composition import atoms
 from convexcheck.composition.atoms import CONCAVE, CONSTANT, CONVEX, Curvature
@@ -27,7 +28,7 @@ from tensorcalc.dag import Const, Elementwise, Expr, Gather, Power, Product, Sum
 WHY_LIMIT = 160
 
 
-def hessian_rules(parts) -> tuple[str, ...]:
+def hessian_rules(parts: Iterable[Verdict]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(r for p in parts for r in p.hessian))
 
 
@@ -124,7 +125,7 @@ def bilinear(walk: WalkView, node: Expr) -> bool:
     return len(reading) == 2 and all(_linear(walk, a) for a in reading)
 
 
-def linear_terms(node: Expr, keep=lambda m: False) -> list[tuple[float, Expr]]:
+def linear_terms(node: Expr, keep: Callable[[Expr], bool] = lambda m: False) -> list[tuple[float, Expr]]:
     """`node` as sum_k c_k t_k through sums, negations and scalar constant multiples; a
     node below the top for which `keep` is true stays one term."""
     out, stack = [], [(1.0, node, True)]

@@ -8,9 +8,9 @@ multiples, linear maps and gathers by linearity; h(g) for a function of the fact
 range; and the patterns no single atom states (`norms`: q-norms written with powers;
 `patterns`: log-sum-exp, quadratic over linear, `b + relu(a - b)` = max(a, b)). A node the
 rules cannot classify gets the Hessian certificate (`certificate.certify`, Klaus et al.
-2022) on an abstraction of it: its maximal
-affine subexpressions replaced by fresh free variables (sound: convexity on all of their
-range implies it on the affine image), or its classified children replaced by fresh
+2022) on an abstraction of it: its maximal affine subexpressions replaced by fresh free
+variables (sound: convexity on all of their range implies it on the affine image), or
+its classified children replaced by fresh
 variables, whose monotonicity is then read from the sign of the gradient (the composition
 theorem again). A tensor-valued node is certified entrywise through w . node with a
 nonnegative weight w. A node so certified is an atom for its parents, so sums and
@@ -329,8 +329,9 @@ def _gather(walk: Walk, node: Gather) -> Verdict:
     return Verdict(inner.curvature, f"entries of {describe(inner)}"[:WHY_LIMIT], inner.hessian)
 
 
-RULES: dict[type, Callable[[Walk, Any], Verdict | None]] = {Var: _var, Const: _none, Delta: _none, Sum: _sum, Product: _product,
-         Elementwise: _elementwise, Special: _none, Power: _power, Gather: _gather}
+RULES: dict[type, Callable[[Walk, Any], Verdict | None]] = {
+    Var: _var, Const: _none, Delta: _none, Sum: _sum, Product: _product,
+    Elementwise: _elementwise, Special: _none, Power: _power, Gather: _gather}
 
 
 # ----------------------------------------------------------------------------- helpers

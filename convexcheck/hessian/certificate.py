@@ -376,5 +376,5 @@ def describe(m: Monomial, limit: int = 160) -> str:
 def _text_key(key) -> str:
     if isinstance(key, KernelKey):
         return key.text()
-    factors = list(key.factors) if isinstance(key, PairKey) else half_factors(key)
+    factors = list(key.factors) if isinstance(key, PairKey) else half_factors(key) or []
     return " ".join(f"{to_text(n, limit=40)}" for n, _, _ in factors).replace(DIRECTION_PREFIX, "d")

@@ -154,7 +154,9 @@ def _renamed(coef: float, factors: list[Factor], order: dict) -> Monomial:
     """The weight on F letters 0..f-1 (`order`); its other letters are summed (numbered after)."""
     f = len(order)
     inner: dict = {}
-    name = (lambda c: order[c] if c in order else inner.setdefault(c, f + len(inner)))
+
+    def name(c: int) -> int:
+        return order[c] if c in order else inner.setdefault(c, f + len(inner))
     return Monomial(coef, canonical([Factor(g.node, tuple(name(c) for c in g.letters), g.power)
                                      for g in factors], f))
 

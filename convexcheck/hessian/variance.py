@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Hashable
 from fractions import Fraction
 from typing import Callable, NamedTuple
 
@@ -180,7 +181,7 @@ def _lower_quotient(a: float, b: float) -> float:
     return q if Fraction(q) <= Fraction(a) / Fraction(b) else math.nextafter(q, -math.inf)
 
 
-def half_factors(key):
+def half_factors(key: Hashable) -> list[Factor] | None:
     """The half's factors as (node, letters, power) without its kernel factors, or None for
     keys of another kind."""
     if isinstance(key, ScalarKey):
@@ -190,7 +191,7 @@ def half_factors(key):
     return [g for g in key.factors if not any(isinstance(c, Right) for c in g.letters)]
 
 
-def kernel_factors(key) -> list:
+def kernel_factors(key: Hashable) -> list[Factor]:
     """The kernel factors of a PairKey (a letter Right(a) reads the right copy of a)."""
     return [g for g in key.factors if any(isinstance(c, Right) for c in g.letters)] if isinstance(key, PairKey) else []
 
@@ -221,7 +222,7 @@ def _embed(h1, h2, f1, f2, exposed):
     if set(range(f2)) - images or any(mapping.get(a, f2) < f2 for a in mapping if a >= f1):
         return None
     open_images = {mapping[a] for a in exposed if a in mapping}
-    rest = [Factor(n, l, p) for j, (n, l, p) in enumerate(h2) if j not in used]
+    rest = [Factor(n, lt, p) for j, (n, lt, p) in enumerate(h2) if j not in used]
     if not all(set(g.letters) <= open_images | set(range(f2)) for g in rest):
         return None
     return mapping, rest

@@ -20,6 +20,7 @@ import numpy as np
 from convexcheck.problem.model import Attributes, Declaration, Problem
 from convexcheck.problem.reader import ProblemError
 from tensorcalc import TensorCalcError
+from tensorcalc.arrays import Array
 
 SCALES = (0.1, 1.0, 10.0)                  # magnitudes cycled through, for free entries and offsets
 MAX_ENTRIES = 50_000_000                   # entries of one array (400 MB of float64) sampling may allocate
@@ -192,7 +193,7 @@ def satisfies(attrs: Attributes, value: np.ndarray) -> bool:
     return True
 
 
-def in_bounds(attrs: Attributes, value) -> bool:
+def in_bounds(attrs: Attributes, value: Array) -> bool:
     """Whether every entry meets the declared bounds; `value` is a NumPy or CuPy array
     (only its comparison operators and `.all()` are used)."""
     lo, hi = attrs.lower, attrs.upper

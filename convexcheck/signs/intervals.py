@@ -12,6 +12,7 @@ mathematically (exp > 0, an even power >= 0, log >= 0 from 1 on) are kept exactl
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -198,7 +199,7 @@ HALF_PI = up(math.pi / 2)           # math.pi / 2 is below pi/2; one step up bou
 PI = up(math.pi)
 
 
-def odd_bounded(bound: float):
+def odd_bounded(bound: float) -> Callable[[Interval], Interval]:
     """An increasing odd function with values in (-bound, bound): tanh, arctan, arcsin."""
     return lambda a: Interval(-bound if a.lo < 0 else 0.0, bound if a.hi > 0 else 0.0, excludes_zero(a))
 

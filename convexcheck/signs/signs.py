@@ -304,7 +304,8 @@ class Signs:
             for b in sorted(parts, key=lambda b: -len(b.factors)):
                 left = _divide(others, b.factors, q, start)
                 if left is not None and b.coef > 0:
-                    share = Interval(0.0, power(point(b.coef), -q).hi, _nz(self.monomial(b, k)))   # (b / B)^q, > 0 where b is
+                    # (b / B)^q, > 0 where b is
+                    share = Interval(0.0, power(point(b.coef), -q).hi, _nz(self.monomial(b, k)))
                     return mul(share, self.monomial(Monomial(m.coef, tuple(left)), k))
         return None
 
@@ -369,7 +370,7 @@ def _divide(factors: list[Factor], by: tuple[Factor, ...], q: int, start: int) -
         if key not in have or have[key] * g.power < 0 or abs(have[key]) < abs(g.power * q):
             return None
         have[key] -= g.power * q
-    return [Factor(n, l, p) for (n, l), p in have.items() if p != 0.0]
+    return [Factor(n, lt, p) for (n, lt), p in have.items() if p != 0.0]
 
 
 def common_factor(monomials: list[Monomial], k: int) -> tuple[list[Factor], list[Monomial]]:
@@ -378,7 +379,7 @@ def common_factor(monomials: list[Monomial], k: int) -> tuple[list[Factor], list
     for m in monomials:
         here = {(f.node, f.letters): f.power for f in m.factors if all(c < k for c in f.letters)}
         shared = here if shared is None else {key: min(p, here[key]) for key, p in shared.items() if key in here}
-    common = [Factor(n, l, p) for (n, l), p in (shared or {}).items() if p != 0.0]
+    common = [Factor(n, lt, p) for (n, lt), p in (shared or {}).items() if p != 0.0]
     if not common:
         return [], monomials
     take = {(f.node, f.letters): f.power for f in common}

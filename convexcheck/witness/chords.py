@@ -9,7 +9,8 @@ chord does. For points a and b and the midpoint m = (a + b) / 2, d = (b - a) / 2
 gap < 0 disproves convexity, gap > 0 concavity. Chords are screened with f's compiled
 code; a gap of the wrong sign is then recomputed by `tensorcalc.evaluate`, independent of
 the compiled code. Cancellation inside f can fake a gap in double precision, so a gap
-counts only where the same three values, computed again in extended precision (np.longdouble: a 64-bit mantissa on x86-64 Linux), give a gap that
+counts only where the same three values, computed again in extended precision
+(np.longdouble: a 64-bit mantissa on x86-64 Linux), give a gap that
 agrees with it within AGREE: a rounding error large enough to fake the gap is about
 2,000 times smaller in extended precision and would break the agreement. Where
 longdouble is no wider than double (Windows, ARM macOS) or f cannot be evaluated in it
@@ -21,6 +22,8 @@ near a are straddled at several scales.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 import tensorcalc
@@ -30,7 +33,7 @@ from convexcheck.problem.model import Problem
 from convexcheck.witness.sampled_hessians import work
 from convexcheck.witness.sampling import ATTEMPTS, NOISE, WORK_LIMIT, Witness, value_along
 from tensorcalc import dag
-from tensorcalc.dag import Const, Elementwise, Power
+from tensorcalc.dag import Const, Elementwise, Expr, Power
 from tensorcalc.memo import memoized
 
 KINKED = ("relu", "abs", "sign", "huber")               # elementwise functions with kinks
@@ -40,8 +43,9 @@ AGREE = 0.1                    # relative agreement of the double and extended g
 PER_PAIR = 3 * len(SHRINK) + 6  # evaluations of f per pair at most: the screen, then a confirmation
 
 
-def chord_witnesses(expr, problem: Problem, variables: list[str], want, *, pairs: int, seed: int,
-                    sizes=None, fixed=None, deadline: Deadline = NEVER) -> dict[str, Witness]:
+def chord_witnesses(expr: Expr, problem: Problem, variables: list[str], want: Iterable[str], *, pairs: int,
+                    seed: int, sizes: dict[str, int] | None = None, fixed: dict[str, np.ndarray] | None = None,
+                    deadline: Deadline = NEVER) -> dict[str, Witness]:
     """Chord witnesses by kind ("convex": a chord below, "concave": above) for the kinds in
     `want`, from up to `pairs` pairs of admissible samples (at most ATTEMPTS * pairs
     draws; fewer where the evaluations would pass `sampling.WORK_LIMIT` operations),
@@ -100,11 +104,11 @@ def _wrong(kind: str, gap: float) -> bool:
     return gap < 0 if kind == "convex" else gap > 0
 
 
-def kinked(expr) -> bool:
+def kinked(expr: Expr) -> bool:
     """Whether f may have kinks its Hessian cannot see: relu, abs, sign or huber, or a
     power whose exponent is not a constant whole number (|x|^p, sqrt(x^2) at 0)."""
-    return any(isinstance(node, Elementwise) and node.fn in KINKED or isinstance(node, Power) and not _whole(node.args[1])
-               for node in dag.topo(expr))
+    return any(isinstance(node, Elementwise) and node.fn in KINKED
+               or isinstance(node, Power) and not _whole(node.args[1]) for node in dag.topo(expr))
 
 
 def _whole(exponent) -> bool:

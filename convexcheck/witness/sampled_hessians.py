@@ -13,6 +13,7 @@ evaluation takes (what `sampling` can afford).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,6 +31,10 @@ from tensorcalc.codegen.runtime import Contraction
 from tensorcalc.dag import Axis, Expr, Product, Sum
 from tensorcalc.memo import memoized
 
+Check = Callable[[Sequence[Expr]], None]        # raises SizeError for the programs about to run
+Cost = Callable[[Sequence[Expr]], float]        # floating-point operations of one evaluation
+Extremes = tuple[tuple[float, np.ndarray], tuple[float, np.ndarray]]   # (lowest, highest) Ritz pairs
+
 # ----------------------------------------------------------------------------- coordinates
 
 @dataclass(frozen=True)
@@ -43,7 +48,7 @@ class Layout:
     basis: scipy.sparse.csr_matrix | None = field(default=None, repr=False)
 
     @classmethod
-    def build(cls, problem: Problem, names: list[str], sizes) -> "Layout":
+    def build(cls, problem: Problem, names: list[str], sizes: dict[str, int]) -> Layout:
         decls = [problem.declarations[n] for n in names]
         shapes = tuple(d.shape(sizes) for d in decls)
         if not any(d.attributes.is_symmetric for d in decls):
@@ -91,7 +96,7 @@ def symmetric_basis(shape: tuple[int, ...]) -> scipy.sparse.csr_matrix:
 
 # ----------------------------------------------------------------------------- Hessians
 
-def var_nodes(expr, problem: Problem, names: list[str]) -> list:
+def var_nodes(expr: Expr, problem: Problem, names: list[str]) -> list[dag.Var]:
     """The Var of each analysed name: the expression's own, or a fresh one (zero derivative)."""
     found = tensorcalc.variables(expr)
     return [found.get(n) or dag.var(n, [Axis(n, k) for k in range(len(problem.declarations[n].dims))])
@@ -102,7 +107,7 @@ class DenseHessian:
     """The joint Hessian as an N x N matrix: blocks d(d expr/d a)/d b, a's axes first,
     compiled with the value into one function."""
 
-    def __init__(self, expr, xs: list, layout: Layout, check=None):
+    def __init__(self, expr: Expr, xs: list, layout: Layout, check: Check | None = None) -> None:
         self.layout, n = layout, len(xs)
         grads = [tensorcalc.derivative(expr, x) for x in xs]
         self.pairs = [(a, b) for a in range(n) for b in range(a, n)]
@@ -110,7 +115,7 @@ class DenseHessian:
         if check:
             check(self.fn.exprs)
 
-    def work(self, cost, steps: int) -> float:
+    def work(self, cost: Cost, steps: int) -> float:
         """Operations per point: `cost` of the compiled code, and the eigensolver's N^3."""
         return cost(self.fn.exprs) + float(self.layout.reduced) ** 3
 
@@ -133,7 +138,7 @@ class HessianOperator:
     is never formed before its contraction with the direction; everything that does not
     read the direction (exp(X W), inv(X), ...) is computed once per point (`hoist`)."""
 
-    def __init__(self, expr, xs: list, layout: Layout, taken, check=None):
+    def __init__(self, expr: Expr, xs: list, layout: Layout, taken: set[str], check: Check | None = None) -> None:
         self.layout = layout
         dirs = [dag.var(_fresh("_dir_" + x.name, taken), x.axes) for x in xs]
         self.dir_names = [d.name for d in dirs]
@@ -146,7 +151,7 @@ class HessianOperator:
         if check:
             check(self.point_part.exprs + self.hvp.exprs)
 
-    def work(self, cost, steps: int) -> float:
+    def work(self, cost: Cost, steps: int) -> float:
         """Operations per point: the direction-free part once, `steps` products and the
         Lanczos vector work (`steps`^2 N for the reorthogonalisation)."""
         return cost(self.point_part.exprs) + steps * cost(self.hvp.exprs) + 4.0 * steps ** 2 * self.layout.size
@@ -171,12 +176,12 @@ def _fresh(name: str, taken) -> str:
     return name
 
 
-def distribute(expr):
+def distribute(expr: Expr) -> Expr:
     """An equal expression in which every product with a sum operand of higher order than
     the product itself is the sum of the products with each addend (one pass in dependency
     order): (A (x) B - B (x) A) : D becomes A (x) B : D - B (x) A : D, which the contraction
     planner evaluates without the order-4 intermediate."""
-    new = {}
+    new: dict[Expr, Expr] = {}
     for node in dag.topo(expr):
         node_ = dag.rebuild(node, tuple(new[c] for c in node.args))
         k = next((k for k, a in enumerate(node_.args) if isinstance(a, Sum) and a.order > node_.order), None)
@@ -188,7 +193,7 @@ def distribute(expr):
     return new[expr]
 
 
-def hoist(exprs, moving: set, taken) -> tuple[dict, list]:
+def hoist(exprs: Sequence[Expr], moving: set, taken: set[str]) -> tuple[dict, list]:
     """Split `exprs` at the variables named in `moving`: ({name: subexpression}, exprs
     with each largest subexpression that reads none of `moving` (and is not a leaf)
     replaced by a new variable of that name and its axes)."""
@@ -213,7 +218,7 @@ def _hoisted(node, original, fixed: dict, taken, moves: set):
     return dag.var(name, node.axes)
 
 
-def check_nodes(exprs, problem: Problem, sizes, where: str) -> None:
+def check_nodes(exprs: Sequence[Expr], problem: Problem, sizes: dict[str, int] | None, where: str) -> None:
     """SizeError naming the largest node of `exprs` if it has more than MAX_ENTRIES entries
     at `sizes` (axes of declared names; others count as length 1), before anything is
     evaluated. Check what is evaluated: a compiled function's (simplified) `exprs`;
@@ -227,13 +232,13 @@ def check_nodes(exprs, problem: Problem, sizes, where: str) -> None:
                         f"(limit {MAX_ENTRIES:,}): {str(worst)[:80]}; choose smaller --dim lengths")
 
 
-def axis_length(problem: Problem, sizes):
+def axis_length(problem: Problem, sizes: dict[str, int] | None) -> Callable[[Axis], int]:
     """The length of an Axis at `sizes`: of a declared name's axis, else 1."""
     shapes = {n: d.shape(sizes) for n, d in problem.declarations.items()}
     return lambda a: shapes[a.var][a.pos] if a.var in shapes and a.pos < len(shapes[a.var]) else 1
 
 
-def work(exprs, problem: Problem, sizes) -> float:
+def work(exprs: Sequence[Expr], problem: Problem, sizes: dict[str, int] | None) -> float:
     """Floating-point operations one evaluation of `exprs` at `sizes` takes, estimated node
     by node before anything is evaluated: a contraction as the runtime does it (letters of
     one operand alone summed first, then opt_einsum's plan, whose cost it counts), a matrix
@@ -255,7 +260,7 @@ def work(exprs, problem: Problem, sizes) -> float:
 
 # ----------------------------------------------------------------------------- extreme eigenpairs
 
-def extremes(h, steps: int) -> tuple[tuple[float, np.ndarray], tuple[float, np.ndarray]] | None:
+def extremes(h: np.ndarray | scipy.sparse.linalg.LinearOperator, steps: int) -> Extremes | None:
     """(smallest, largest) eigenpairs of a dense matrix, or Ritz pairs of an operator after
     at most `steps` products (inner bounds of the spectrum); None if not finite."""
     if isinstance(h, np.ndarray):
@@ -275,7 +280,7 @@ def _dense_extremes(h: np.ndarray):
     return tuple(ends)
 
 
-def lanczos(op, steps: int):
+def lanczos(op: scipy.sparse.linalg.LinearOperator, steps: int) -> Extremes | None:
     """The extreme Ritz pairs of `op` after at most `steps` Lanczos steps with full
     reorthogonalisation, from a fixed start: a bounded cost (`steps` products), and one
     Krylov space for both ends. Exact once `steps` reaches the dimension; None if a

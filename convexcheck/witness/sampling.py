@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import scipy.sparse.linalg  # noqa: F401 (re-exported)
@@ -32,6 +34,7 @@ from convexcheck.witness.sampled_hessians import (
     var_nodes,
     work,
 )
+from tensorcalc.dag import Expr
 
 KINDS = ("convex", "concave")
 STEPS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)   # relative step sizes of the second difference
@@ -40,7 +43,7 @@ DENSE_LIMIT = 300                          # more unknowns: Hessian-vector produ
 LANCZOS_STEPS = 60                         # Hessian-vector products per point beyond DENSE_LIMIT
 WORK_LIMIT = 5e11       # floating-point operations of one search: about two minutes at a few GFLOP/s
 GUARD_TOLERANCE = 1e-6                     # relative curvature that contradicts a proof
-GUARD_FLOOR = 1e-9      # below this curvature scale, rounding noise of an affine function: only a verified witness counts
+GUARD_FLOOR = 1e-9      # below this curvature scale, rounding noise of an affine function: only a witness counts
 NOISE = 1e3 * np.finfo(float).eps          # relative rounding error allowed per evaluation
 
 
@@ -100,7 +103,7 @@ class Evidence:
 
 # ----------------------------------------------------------------------------- verification
 
-def verify(expr, problem: Problem, point: dict, direction: dict, curvature: float) -> Witness | None:
+def verify(expr: Expr, problem: Problem, point: dict, direction: dict, curvature: float) -> Witness | None:
     """A Witness if the second difference of `expr` along `direction` at `point` has the
     sign of `curvature`, beyond rounding, and agrees with it within 50% at two consecutive
     step sizes (rounding noise scales as 1/h^2, so it cannot agree at both); x +- h d must
@@ -132,7 +135,8 @@ def _second_difference(expr, problem, point, direction, h, g0) -> float | None:
     return s if abs(s) > tol and math.isfinite(s) else None
 
 
-def value_along(expr, problem, point, direction, t: float, dtype=np.float64, compiled=None):
+def value_along(expr: Expr, problem: Problem, point: dict[str, np.ndarray], direction: dict[str, np.ndarray],
+                t: float, dtype: type = np.float64, compiled: Any = None) -> Any:
     """f(x + t d) by plain evaluation, or None if x + t d breaks an attribute or f is not finite.
 
     The point x + t d is formed in double precision; with `dtype` np.longdouble every
@@ -182,8 +186,8 @@ class _Tally:
                         self.found.get("convex"), self.found.get("concave"), self.skipped)
 
 
-def search(part_expr, problem: Problem, variables: list[str], *, samples: int = 20, seed: int = 0,
-           sizes: dict[str, int] | None = None, want=KINDS, progress=None,
+def search(part_expr: Expr, problem: Problem, variables: list[str], *, samples: int = 20, seed: int = 0,
+           sizes: dict[str, int] | None = None, want: Iterable[str] = KINDS, progress: bool | None = None,
            fixed: dict[str, np.ndarray] | None = None, guard: int = 0, deadline: Deadline = NEVER) -> Evidence:
     """Look for points where the Hessian of `part_expr` over `variables` (jointly; all other
     names are sampled and held fixed) shows curvature disproving the kinds in `want`.
@@ -284,7 +288,7 @@ def _examine(expr, problem, hessian, layout: Layout, point, tally: _Tally) -> bo
     return True
 
 
-def progress_bar(progress, total: int, **options):
+def progress_bar(progress: bool | None, total: int, **options: Any) -> Any:
     """A tqdm bar on stderr that appears only after a second; disabled when not wanted
     (`options`: tqdm's desc, unit, leave)."""
     from tqdm import tqdm

@@ -44,7 +44,8 @@ ATOMS = {
     "div_elementwise": lambda d: cp.sum(d["v"] / d["u"]),
     "index": lambda d: d["v"][0] + cp.sum(d["v"][1:]) + d["X"][1, 2] + cp.sum(d["X"][:, 0]),
     "transpose": lambda d: cp.sum(d["X"].T @ np.arange(3.0)),
-    "sum_axis": lambda d: cp.sum(cp.multiply(cp.sum(d["X"], axis=0), np.arange(3.0))) + cp.sum(cp.sum(d["X"], axis=1) @ M),
+    "sum_axis": lambda d: (cp.sum(cp.multiply(cp.sum(d["X"], axis=0), np.arange(3.0)))
+                           + cp.sum(cp.sum(d["X"], axis=1) @ M)),
     "exp_log": lambda d: cp.sum(cp.exp(d["v"])) + cp.sum(cp.log(d["u"])) + cp.log1p(d["y"]),
     "entr": lambda d: cp.sum(cp.entr(d["u"])),
     "power": lambda d: cp.sum(cp.power(d["u"], 2) + cp.power(d["u"], 0.5) + cp.power(d["u"], -1)

@@ -86,7 +86,8 @@ def test_matrix_functions_without_extended_precision_make_no_chord():
     problem = parse_problem("variable X[2, 2] pd\nminimize tr(inv(X))")
     m = {"X": np.eye(2)}
     assert sampling.value_along(problem.objective.expr, problem, m, {"X": 0.1 * np.eye(2)}, 1.0, np.longdouble) is None
-    assert sampling.value_along(problem.objective.expr, problem, m, {"X": 0.1 * np.eye(2)}, 1.0) == pytest.approx(2 / 1.1)
+    expected = pytest.approx(2 / 1.1)
+    assert sampling.value_along(problem.objective.expr, problem, m, {"X": 0.1 * np.eye(2)}, 1.0) == expected
 
 
 @needs_extended
@@ -112,7 +113,7 @@ def test_chord_witness_round_trips_through_json_and_reads_in_the_report():
 
 from conftest import examples  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st
+from hypothesis import strategies as st  # noqa: E402
 
 _PIECES = {   # text of a convex piece in x[3] and y, its NumPy twin (a, c: coefficients)
     "abs": (lambda a, c: f"abs({_lin(a, c)})", lambda a, c, x, y: abs(a[:3] @ x + a[3] * y + c)),

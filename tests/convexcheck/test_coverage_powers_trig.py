@@ -234,7 +234,8 @@ def _random_norm(rng):
     terms, parts = [], []
     for _ in range(rng.integers(1, 4)):
         k = int(rng.integers(len(LEAVES)))
-        a, b, e = round(float(rng.uniform(0.2, 2)), 2), round(float(rng.uniform(0.2, 2)), 2), float(rng.choice(EXPONENTS))
+        a, b = round(float(rng.uniform(0.2, 2)), 2), round(float(rng.uniform(0.2, 2)), 2)
+        e = float(rng.choice(EXPONENTS))
         text, fn = LEAVES[k]
         terms.append(f"({text.format(a=a, b=b)})^{e:g}")
         parts.append(lambda x, y, fn=fn, a=a, b=b, e=e: fn(x, y, a, b) ** e)
@@ -250,7 +251,8 @@ def _random_trig(rng):
     a, b, c = (round(float(v), 2) for v in rng.uniform(-2, 2, 3))
     lo = round(float(rng.uniform(-4, 4)), 2)
     width = round(float(rng.uniform(0.1, 1.5)), 2)
-    text = f"variable x >= {lo} <= {lo + width}\nvariable y >= {lo} <= {lo + width}\nminimize {name}({a} * x + {b} * y + {c})"
+    text = (f"variable x >= {lo} <= {lo + width}\nvariable y >= {lo} <= {lo + width}\n"
+            f"minimize {name}({a} * x + {b} * y + {c})")
     return text, lambda z: fn(a * z[:, 0] + b * z[:, 1] + c), box([lo, lo], [lo + width, lo + width])
 
 

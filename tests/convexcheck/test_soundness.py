@@ -65,10 +65,11 @@ def test_nonconvex_functions_are_disproved_with_a_verifying_witness(decls, objec
     part = _report(decls, objective).objective
     assert part.convex.status == "disproved"
     w = part.convex.witness
-    problem = convexcheck.load_problem(f"{decls}\nminimize {objective}")
     import tensorcalc as tc
-    f = lambda t: float(tc.evaluate(part.part.expr, {n: w.point[n] + t * w.direction.get(n, 0 * w.point[n])
-                                                      for n in w.point}))
+
+    def f(t):
+        return float(tc.evaluate(part.part.expr, {n: w.point[n] + t * w.direction.get(n, 0 * w.point[n])
+                                                  for n in w.point}))
     h = w.step
     second = (f(h) - 2 * f(0) + f(-h)) / h ** 2
     assert second < 0 and np.isclose(second, w.second_difference, rtol=1e-6)
