@@ -8,6 +8,8 @@ Now one rule serves both, with `interior` saying which set the proof reads: the 
 where the Hessian exists (the certificate) or the closed one (the walk, whose signs now
 assume only base >= 0 for such powers).
 """
+import pytest
+
 import convexcheck
 import tensorcalc as tc
 from convexcheck.composition.classify import classify
@@ -15,7 +17,8 @@ from convexcheck.hessian.certificate import certify
 from convexcheck.signs.domain import DomainGap, check_domain, domain_facts
 from convexcheck.signs.intervals import NONNEG, POSITIVE
 from convexcheck.signs.signs import Signs
-from tensorcalc import dag
+from tensorcalc import dag, memo
+from tensorcalc.derivatives import forward
 
 
 def _expr(text):
@@ -71,17 +74,12 @@ def test_compositions_on_the_closed_domain_stay_proven():
 def test_a_broken_rule_table_raises_instead_of_reading_unknown(monkeypatch):
     """A KeyError from a rule table is a bug: the walk's Hessian fallback lets it propagate
     (issue 25: `HESSIAN_ERRORS` no longer catches it, so it cannot pass for "unknown")."""
-    import pytest
-
-    from tensorcalc.derivatives import forward
-    from tensorcalc.memo import clear
-
     f = _expr("exp(x) * exp(y) * exp(x * y)")       # no composition rule: the Hessian is tried
     variables = list(dag.variables(f).values())
     monkeypatch.delitem(forward.TANGENTS, dag.Elementwise)
-    clear()
+    memo.clear()
     try:
         with pytest.raises(KeyError):
             classify(f, variables, {})
     finally:
-        clear()
+        memo.clear()
