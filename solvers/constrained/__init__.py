@@ -1,1 +1,2 @@
-"""Constrained solves: bounds, the augmented Lagrangian, interior-point methods, QP and certificates of infeasibility and unboundedness."""
+"""Constrained solves: bounds, the augmented Lagrangian, interior-point methods, QP and
+certificates of infeasibility and unboundedness."""

@@ -16,22 +16,30 @@ stationarity by max|y - P(y - g)|, which is max|g| away from the bounds.
 """
 from __future__ import annotations
 
+from typing import Any, Callable
+
+from solvers.constrained.space import Box
 from solvers.methods.firstorder import LBFGS
+from solvers.methods.history import Clock
 from solvers.methods.linalg import Blocks
 from solvers.methods.loop import Direction, Method, projected_gradient
 from solvers.methods.newton import Newton, NewtonCG
+from solvers.objective.protocol import Smooth
+from tensorcalc.arrays import Array, ArrayModule
 
 EPS = 1e-3       # the widest band in which a bound counts as binding
 
 
-def free_mask(obj, y, g):
+def free_mask(obj: Smooth, y: Array, g: Array) -> Array:
     """1.0 for the free coordinates, 0.0 for the binding ones (see the module docstring)."""
     return 1.0 - _binding(obj, y, g).astype(y.dtype)
 
 
-def _binding(obj, y, g):
+def _binding(obj: Smooth, y: Array, g: Array) -> Array:
     """True for the binding coordinates."""
     box = obj.box
+    if not isinstance(box, Box):
+        raise TypeError("the projected methods keep the closed bounds of a `space.Box`")
     eps = min(EPS, projected_gradient(obj, y, g)[1])
     return ((y <= box.lower + eps) & (g > 0)) | ((y >= box.upper - eps) & (g < 0))
 
@@ -43,42 +51,42 @@ class Projected(Method):
     def __init__(self, inner: Method):
         self.inner = inner
         self.name, self.newton = f"projected {inner.name}", inner.newton
-        self.free = None
-        self._last = None         # (obj, y, g, mask) of the last `_mask`
+        self.free: Array | None = None
+        self._last: tuple[Smooth, Array, Array, Array | None] | None = None   # the last `_mask`'s
 
-    def evaluate(self, obj, z, last: bool = False):
+    def evaluate(self, obj: Smooth, z: Array, last: bool = False) -> tuple[float, Array, Any]:
         return self.inner.evaluate(obj, z, last)
 
-    def trial(self, obj, z) -> float:
+    def trial(self, obj: Smooth, z: Array) -> float:
         return self.inner.trial(obj, z)
 
-    def update(self, s, y) -> None:
+    def update(self, s: Array, y: Array) -> None:
         self.inner.update(s, y)
 
     def restart(self) -> None:
         self.inner.restart()
 
-    def first_step(self, d, g) -> float:
+    def first_step(self, d: Array, g: Array) -> float:
         return self.inner.first_step(d, g)
 
-    def hessian(self, obj, z, extra):
+    def hessian(self, obj: Smooth, z: Array, extra: Any) -> Any:
         H = self.inner.hessian(obj, z, extra)
         return H if H is None or self.free is None else masked(obj.xp, H, self.free)
 
-    def direction(self, obj, z, f, g, extra, clock) -> Direction:
-        self.free = self._mask(obj, z, g)
-        if self.free is None:
-            return self.inner.direction(obj, z, f, g, extra, clock)
+    def direction(self, obj: Smooth, z: Array, f: float, g: Array, extra: Any, clock: Clock) -> Direction:
+        free = self.free = self._mask(obj, z, g)
         rule = FACE.get(type(self.inner))
-        return rule(self, obj, z, f, g, extra, clock) if rule else self.inner.direction(obj, z, f, g, extra, clock)
+        if free is None or rule is None:
+            return self.inner.direction(obj, z, f, g, extra, clock)
+        return rule(self.inner, free, obj, z, f, g, extra, clock)
 
-    def face(self, obj, z, g):
+    def face(self, obj: Smooth, z: Array, g: Array) -> Smooth:
         """`obj` on the face of z (Hessian-vector products, and `hessian` after this call,
         of the masked Hessian), for `certify`."""
         self.free = self._mask(obj, z, g)
         return obj if self.free is None else _Face(obj, self.free)
 
-    def _mask(self, obj, z, g):
+    def _mask(self, obj: Smooth, z: Array, g: Array) -> Array | None:
         """`free_mask`, None when no coordinate is binding. Kept for the same arrays: the
         loop asks `face` at the point where it has just asked `direction` (its iterates
         and gradients are new arrays, never changed in place)."""
@@ -91,7 +99,7 @@ class Projected(Method):
         return free
 
 
-def masked(xp, H, free):
+def masked(xp: ArrayModule, H: Array | Blocks, free: Array) -> Array | Blocks:
     """H with binding rows and columns replaced by their positive diagonal (1 where the
     diagonal is not positive); dense or `Blocks`."""
     if isinstance(H, Blocks):
@@ -114,48 +122,50 @@ class _Face:
     """Hessian-vector products of the masked Hessian (identity on binding coordinates);
     everything else is `obj`'s."""
 
-    def __init__(self, obj, free):
+    def __init__(self, obj: Smooth, free: Array):
         self._obj, self._free = obj, free
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._obj, name)
 
-    def hvp(self, z, v):
+    def hvp(self, z: Array, v: Array) -> Array:
         return self._free * self._obj.hvp(z, self._free * v) + (1.0 - self._free) * v
 
 
-def _newton(proj: Projected, obj, z, f, g, extra, clock) -> Direction:
+def _newton(inner: Method, free: Array, obj: Smooth, z: Array, f: float, g: Array, extra: Any,
+            clock: Clock) -> Direction:
     H = extra if _is_matrix(extra) else obj.value_grad_hess(z)[2]
-    d = proj.inner.direction(obj, z, f, g, masked(obj.xp, H, proj.free), clock)
-    proj.inner.restart()          # no chord step with a factor of another face
-    return _on_face(d, g, proj.free)
+    d = inner.direction(obj, z, f, g, masked(obj.xp, H, free), clock)
+    inner.restart()               # no chord step with a factor of another face
+    return _on_face(d, g, free)
 
 
-def _newton_cg(proj: Projected, obj, z, f, g, extra, clock) -> Direction:
+def _newton_cg(inner: Method, free: Array, obj: Smooth, z: Array, f: float, g: Array, extra: Any,
+               clock: Clock) -> Direction:
     # CG on the free coordinates alone: its stopping test then measures their gradient,
     # not the binding entries' (which stay large at the solution)
-    free = proj.free
-    d = proj.inner.direction(_Face(obj, free), z, f, g * free, extra, clock)
+    d = inner.direction(_Face(obj, free), z, f, g * free, extra, clock)
     d.d = d.d * free - (1.0 - free) * g
     return _on_face(d, g, free)
 
 
-def _on_face(d: Direction, g, free) -> Direction:
+def _on_face(d: Direction, g: Array, free: Array) -> Direction:
     """The decrement of the free coordinates: the binding ones stay where they are."""
     if not d.gradient:
         d.decrement = -float((g * free) @ d.d) / 2
     return d
 
 
-def _lbfgs(proj: Projected, obj, z, f, g, extra, clock) -> Direction:
-    free = proj.free
-    d = proj.inner.direction(obj, z, f, g * free, extra, clock)
+def _lbfgs(inner: Method, free: Array, obj: Smooth, z: Array, f: float, g: Array, extra: Any,
+           clock: Clock) -> Direction:
+    d = inner.direction(obj, z, f, g * free, extra, clock)
     d.d = d.d * free - (1.0 - free) * g
     return d
 
 
-def _is_matrix(extra) -> bool:
+def _is_matrix(extra: Any) -> bool:
     return isinstance(extra, Blocks) or (getattr(extra, "ndim", 0) == 2)
 
 
-FACE = {Newton: _newton, NewtonCG: _newton_cg, LBFGS: _lbfgs}     # gradient descent: as is
+FaceRule = Callable[[Method, Array, Smooth, Array, float, Array, Any, Clock], Direction]
+FACE: dict[type, FaceRule] = {Newton: _newton, NewtonCG: _newton_cg, LBFGS: _lbfgs}   # gradient descent: as is

@@ -22,27 +22,30 @@ is inf there and the line search steps back from it.
 from __future__ import annotations
 
 import math
+from typing import Iterable
 
 import numpy as np
 
+from solvers.constrained.space import Space
 from solvers.methods.linalg import cholesky
+from tensorcalc.arrays import Array, ArrayModule
 
 EPS = float(np.finfo(float).eps)
 
 
-def _local(xp, n):
+def _local(xp: ArrayModule, n: int) -> tuple[Array, Array, Array]:
     """Upper-triangle maps of one n x n matrix (as `Space` builds them for all of z)."""
     i, j = np.triu_indices(n)
     return xp.asarray(i * n + j), xp.asarray(j * n + i), xp.asarray((i != j).astype(np.float64))
 
 
-def matrices(space, y) -> list:
+def matrices(space: Space, y: Array) -> list[Array]:
     """M = sign * X of every cone at y."""
     z = space.lift(y)
     return [c.sign * c.matrix(z) for c in space.cones]
 
 
-def factor(xp, M):
+def factor(xp: ArrayModule, M: Array) -> Array | None:
     """The lower Cholesky factor of M where M is positive definite to working precision
     (its smallest pivot squared above n eps times its largest), else None."""
     L = cholesky(xp, M)
@@ -52,7 +55,7 @@ def factor(xp, M):
     return L if float(d.min()) ** 2 > M.shape[0] * EPS * float(d.max()) ** 2 else None
 
 
-def inverse(xp, M):
+def inverse(xp: ArrayModule, M: Array) -> Array:
     """inv(M), symmetrised, for M inside (`factor`); from its Cholesky factor."""
     L = factor(xp, M)
     if L is None:
@@ -61,14 +64,14 @@ def inverse(xp, M):
     return _inverse_from(xp, L)
 
 
-def _inverse_from(xp, L):
+def _inverse_from(xp: ArrayModule, L: Array) -> Array:
     """inv(M), symmetrised, from the lower Cholesky factor L of M (`factor`)."""
     Li = xp.linalg.inv(L)
     Mi = Li.T @ Li
     return (Mi + Mi.T) / 2
 
 
-def reduce(space, mats):
+def reduce(space: Space, mats: Iterable[Array]) -> Array:
     """sum over cones of sign * T' vec(A) for one matrix A per cone: the y-gradient of
     <A, M> (zero outside the cones' coordinates)."""
     xp = space.xp
@@ -80,7 +83,7 @@ def reduce(space, mats):
     return out
 
 
-def newton_block(space, y, Zs, K) -> None:
+def newton_block(space: Space, y: Array, Zs: list[Array], K: Array) -> None:
     """Add the HKM term T' sym(Z (x) inv(M)) T of every cone to the matrix K in place."""
     xp = space.xp
     for c, M, Z in zip(space.cones, matrices(space, y), Zs):
@@ -91,12 +94,12 @@ def newton_block(space, y, Zs, K) -> None:
         K[c.where, c.where] += cols[up, :] + twin[:, None] * cols[down, :]
 
 
-def residuals(space, y, Zs, mu: float) -> list:
+def residuals(space: Space, y: Array, Zs: list[Array], mu: float) -> list[Array]:
     """R = Z - mu inv(M) of every cone."""
     return [Z - mu * inverse(space.xp, M) for M, Z in zip(matrices(space, y), Zs)]
 
 
-def dual_steps(space, y, dy, Zs, Rs) -> list:
+def dual_steps(space: Space, y: Array, dy: Array, Zs: list[Array], Rs: list[Array]) -> list[Array]:
     """dZ = -R - sym(Z dM inv(M)) of every cone, dM = sign * dX."""
     xp = space.xp
     out = []
@@ -106,18 +109,18 @@ def dual_steps(space, y, dy, Zs, Rs) -> list:
     return out
 
 
-def gap(space, y, Zs) -> float:
+def gap(space: Space, y: Array, Zs: list[Array]) -> float:
     """sum of <M, Z>, the cones' share of the duality gap."""
     return sum(float(space.xp.sum(M * Z)) for M, Z in zip(matrices(space, y), Zs))
 
 
-def products(space, y, Zs, mu: float) -> list:
+def products(space: Space, y: Array, Zs: list[Array], mu: float) -> list[Array]:
     """M Z - mu I of every cone: the complementarity residual in product form."""
     xp = space.xp
     return [M @ Z - mu * xp.eye(M.shape[0]) for M, Z in zip(matrices(space, y), Zs)]
 
 
-def barrier(space, y):
+def barrier(space: Space, y: Array) -> tuple[float, Array]:
     """(B, gradient) of B = -sum log det M in y; B = inf outside a cone."""
     xp = space.xp
     value, inverses = 0.0, []
@@ -130,12 +133,12 @@ def barrier(space, y):
     return value, -reduce(space, inverses)
 
 
-def degree(space) -> int:
+def degree(space: Space) -> int:
     """The barrier parameter of the cones: the sum of their orders."""
     return sum(c.n for c in space.cones)
 
 
-def max_step(xp, pairs) -> float:
+def max_step(xp: ArrayModule, pairs: Iterable[tuple[Array, Array]]) -> float:
     """The longest t >= 0 with every M + t dM positive definite, for (M, dM) pairs (inf
     if none ends): 1 / -lambda_min(L^-1 dM L^-T); 0 where an M is not inside (`factor`)."""
     best = math.inf

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Callable
 
 import numpy as np
 
@@ -38,18 +39,21 @@ from solvers.constrained.bounds import Projected
 from solvers.constrained.kkt import Solved, bound_duals, bound_multipliers, finish
 from solvers.constrained.space import View
 from solvers.methods import stopping as certify
-from solvers.methods.loop import run
+from solvers.methods.loop import Method, Options, run
 from solvers.objective.constraints import Constraints, affine_in, bound_violation
-from solvers.objective.smooth import block_axis
+from solvers.objective.smooth import Objective, block_axis
 from solvers.result import Status
 from solvers.task.device import to_host
+from solvers.task.records import Task
+from tensorcalc.arrays import Array
 
 AUTO_DENSE = 1000       # at most this many entries: auto builds the Hessian (Newton)
 AUTO_QP = 4000          # and for a QP, whose augmented Lagrangian converges slowly
 UNFINISHED = (Status.ITERATION_LIMIT, Status.LINE_SEARCH_FAILED)   # stops examined for no minimiser
 
 
-def solve(task, obj, name: str, make, opts, gtol: float, tol: float) -> Solved:
+def solve(task: Task, obj: Objective, name: str, make: Callable[[], Method], opts: Options, gtol: float,
+          tol: float) -> Solved:
     """Minimise `task` with the method `name` (`make()` builds it); see the module
     docstring for which method keeps what."""
     view = View(obj)
@@ -68,7 +72,8 @@ def solve(task, obj, name: str, make, opts, gtol: float, tol: float) -> Solved:
     return finish(view, cons, out.z, out.status, out.message, out.history, bound_duals(view, out.z, out.g))
 
 
-def _augmented(task, view, cons, make, opts, gtol, tol) -> Solved:
+def _augmented(task: Task, view: View, cons: Constraints, make: Callable[[], Method], opts: Options, gtol: float,
+               tol: float) -> Solved:
     out = lagrangian.solve(task, view, cons, make, opts, gtol, tol)
     if out.status in UNFINISHED and view.xp is np and qp.applies(task):
         ip = interior.Interior(view, cons, opts, gtol, tol)
@@ -77,7 +82,7 @@ def _augmented(task, view, cons, make, opts, gtol, tol) -> Solved:
     return out
 
 
-def _interior(task, view, cons, opts, gtol, tol) -> Solved:
+def _interior(task: Task, view: View, cons: Constraints, opts: Options, gtol: float, tol: float) -> Solved:
     ip = interior.Interior(view, cons, opts, gtol, tol)
     y0 = view.pack(task.x0)
     is_qp = qp.applies(task)
@@ -87,9 +92,9 @@ def _interior(task, view, cons, opts, gtol, tol) -> Solved:
         res = pathfollow.solve(ip, y0, opts.max_iter, opts.sign)
     if res.status in UNFINISHED and ip.xp is np and is_qp:
         status, message = _unbounded(ip, res.status, res.message, y0)
-        res = dataclasses.replace(res, status=status, message=message)
+        res = dataclasses.replace(res, status=Status(status), message=message)
     status, message = _travelled(view, cons, res.st.y, task, opts, res.status, res.message)
-    res = dataclasses.replace(res, status=status, message=message)
+    res = dataclasses.replace(res, status=Status(status), message=message)
     st = res.st
     rows = ip.xp.zeros(cons.m)
     rows[~ip.eq], rows[ip.eq] = st.lam, st.nu
@@ -99,7 +104,7 @@ def _interior(task, view, cons, opts, gtol, tol) -> Solved:
     return finish(view, cons, st.y, res.status, res.message, res.history, duals)
 
 
-def _unbounded(ip, status: Status, message: str, y0) -> tuple[Status, str]:
+def _unbounded(ip: interior.Interior, status: int, message: str, y0: Array) -> tuple[int, str]:
     """(status, message) as they were, or status 5 where the QP has a feasible point and
     a recession direction along which it falls without bound (`recession`). The QP's
     matrices are read at the start y0 (exact anywhere, and y0 is finite: the point the
@@ -115,7 +120,8 @@ def _unbounded(ip, status: Status, message: str, y0) -> tuple[Status, str]:
         f"found by linprog)")
 
 
-def _travelled(view, cons, y, task, opts, status: Status, message: str) -> tuple[Status, str]:
+def _travelled(view: View, cons: Constraints, y: Array, task: Task, opts: Options, status: int,
+               message: str) -> tuple[int, str]:
     """(status, message) as they were, or status 5 where a convex problem's solve stopped
     (1 or 2) on the way along a recession direction down which f falls without bound,
     checked (`ray`)."""
@@ -133,14 +139,14 @@ def _travelled(view, cons, y, task, opts, status: Status, message: str) -> tuple
         f"attained")
 
 
-def infeasible_rows(task, obj) -> list[str] | None:
+def infeasible_rows(task: Task, obj: Objective) -> list[str] | None:
     """The labels of affine constraints and bounds a checked Farkas certificate shows
     cannot all hold (`farkas`), else None."""
     view = View(obj)
     return farkas.infeasible(view, Constraints(task, view))
 
 
-def violation(task, obj, x: dict) -> float:
+def violation(task: Task, obj: Objective, x: dict[str, Array]) -> float:
     """The largest violation of the task's constraints and bounds at x (arrays by name)."""
     view = View(obj)
     y = view.pack(x)
@@ -149,7 +155,7 @@ def violation(task, obj, x: dict) -> float:
     return found if math.isfinite(found) else math.inf
 
 
-def auto(task, eliminated: tuple[str, ...] = ()) -> str:
+def auto(task: Task, eliminated: tuple[str, ...] = ()) -> str:
     """The method `method="auto"` picks: Newton (the interior-point method under
     constraints or psd cones) while the Hessian has at most AUTO_DENSE^2 entries (its
     variables at most AUTO_DENSE entries together; a symmetric matrix counts all n^2),
@@ -166,7 +172,7 @@ def auto(task, eliminated: tuple[str, ...] = ()) -> str:
     return "lbfgs"
 
 
-def _blocked(task) -> bool:
+def _blocked(task: Task) -> bool:
     """Whether every Newton matrix is block diagonal (plus a few rows, `lowrank`) with
     at most AUTO_DENSE^2 entries in its blocks: one free variable, not symmetric, whose
     symbolic Hessian carries a delta over an axis (a separable objective: entropy, sums

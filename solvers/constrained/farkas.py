@@ -18,10 +18,12 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog
 
+from solvers.constrained.space import View
 from solvers.methods.stopping import LARGEST, ROUNDING  # ROUNDING per row; LARGEST entries in [a_i b_i]
+from solvers.objective.constraints import Constraints
 
 
-def infeasible(view, cons) -> list[str] | None:
+def infeasible(view: View, cons: Constraints) -> list[str] | None:
     """The labels of the rows a checked certificate combines ("constraint k", "lower bound
     of x", ...), where the task's affine constraints and closed or strict bounds cannot
     all hold; None where no certificate was found or checked, or the constraints are not
@@ -38,14 +40,14 @@ def infeasible(view, cons) -> list[str] | None:
     size = np.where(size > 0, size, np.abs(b))
     keep = size > 0
     scale = np.exp2(np.round(np.log2(size[keep])))         # a power of 2: exact
-    A, b, labels = A[keep] / scale[:, None], b[keep] / scale, [l for l, k in zip(labels, keep) if k]
+    A, b, labels = A[keep] / scale[:, None], b[keep] / scale, [label for label, k in zip(labels, keep) if k]
     u = _weights(A, b)
     if u is None or not _checked(A, b, u):
         return None
-    return list(dict.fromkeys(l for l, w in zip(labels, u) if w > 0))
+    return list(dict.fromkeys(label for label, w in zip(labels, u) if w > 0))
 
 
-def _weights(A, b):
+def _weights(A: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     """u >= 0 with sum u = 1 and A'u = 0 minimising b'u (b by its largest magnitude: the
     costs' scale does not change the LP's answer), by HiGHS; None where it finds none."""
     m, top = len(b), float(np.abs(b).max(initial=0.0))
@@ -56,7 +58,7 @@ def _weights(A, b):
     return None if res.status != 0 or res.x is None else np.maximum(np.asarray(res.x, dtype=float), 0.0)
 
 
-def _checked(A, b, u) -> bool:
+def _checked(A: np.ndarray, b: np.ndarray, u: np.ndarray) -> bool:
     """sum u_i a_i = 0 to the rounding of its terms, sum u_i b_i < 0 beyond it."""
     m = len(b)
     residual = np.abs(A.T @ u)
@@ -66,7 +68,7 @@ def _checked(A, b, u) -> bool:
             and gap < -ROUNDING * m * float(np.abs(b) @ u))
 
 
-def _rows(view, cons):
+def _rows(view: View, cons: Constraints) -> tuple[np.ndarray, np.ndarray, list[str]] | None:
     """(A, b, labels): every row as a_i'y <= b_i, from the values and Jacobian at y = 0
     (exact for affine rows), equalities by both signs, bounds as rows; None where
     [A b] would have more than LARGEST entries (decided before anything is built)."""
@@ -83,7 +85,7 @@ def _rows(view, cons):
     blocks += [(-_units(low, n), -lower[low], [f"lower bound of {k}" for k in names[low]]),
                (_units(up, n), upper[up], [f"upper bound of {k}" for k in names[up]])]
     A = np.vstack([blk[0].reshape(-1, n) for blk in blocks])
-    return A, np.concatenate([blk[1] for blk in blocks]), [str(l) for blk in blocks for l in blk[2]]
+    return A, np.concatenate([blk[1] for blk in blocks]), [str(label) for blk in blocks for label in blk[2]]
 
 
 def _units(which: np.ndarray, n: int) -> np.ndarray:
@@ -94,7 +96,7 @@ def _units(which: np.ndarray, n: int) -> np.ndarray:
     return rows
 
 
-def _names(view) -> np.ndarray:
+def _names(view: View) -> np.ndarray:
     """The variable name of every y coordinate."""
     full = np.concatenate([np.full(b - a, v.name, dtype=object)
                            for v, a, b in zip(view.obj.free, view.obj.offsets, view.obj.offsets[1:])])

@@ -19,23 +19,26 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Any
 
 import numpy as np
 
 import tensorcalc as tc
 from convexcheck.problem.model import Attributes
-from solvers.task.prepare import Constraint, Free, Task
+from solvers.task.records import Constraint, Free, Task
 from tensorcalc import dag
+from tensorcalc.arrays import Array
 
 INFEASIBLE = 1e-6        # t* above this: no point satisfies every constraint
 LABEL = "phase one"
 
 
-def phase_one(task: Task, x: dict) -> tuple[Task, dict] | None:
+def phase_one(task: Task, x: dict[str, Array]) -> tuple[Task, dict[str, str]] | None:
     """The phase-one task from x (see the module docstring) and how its rows map to the
     task's constraint labels; None where a row has no finite value at x."""
     t = dag.var(_fresh("t_violation", task), ())
-    rows, owner = [], {}
+    rows: list[Constraint] = []
+    owner: dict[str, str] = {}
     for c in task.constraints:
         signs = (1.0,) if c.kind == "<=" else (1.0, -1.0)
         for s in signs:
@@ -52,7 +55,7 @@ def phase_one(task: Task, x: dict) -> tuple[Task, dict] | None:
     return dataclasses.replace(task, expr=t, sign=1.0, free=free, x0=x0, constraints=tuple(rows)), owner
 
 
-def conflicting(multipliers: dict, owner: dict, names: set) -> list[str]:
+def conflicting(multipliers: dict[str, Any], owner: dict[str, str], names: set[str]) -> list[str]:
     """The task's constraint labels (and bounds) with a nonzero phase-one multiplier."""
     found = []
     for label, y in multipliers.items():
@@ -65,6 +68,8 @@ def conflicting(multipliers: dict, owner: dict, names: set) -> list[str]:
 
 
 def message(least: float, conflict: list[str]) -> str:
+    """The message of INFEASIBLE shown by phase one: its least largest violation, and the
+    constraints whose multipliers name the conflict."""
     together = " together" if len(conflict) > 1 else ""      # one constraint's own rows conflict
     which = f": {_listed(conflict)} cannot hold{together}" if conflict else ""
     return (f"infeasible{which}; the least largest violation of a point within the bounds and cones is "
@@ -75,18 +80,19 @@ def certified(conflict: list[str]) -> str:
     """The message of INFEASIBLE proven by a Farkas certificate (`farkas`)."""
     together = " together" if len(conflict) > 1 else ""
     return (f"infeasible: {_listed(conflict)} cannot hold{together} (proven by a Farkas certificate: "
-            f"nonnegative weights under which the rows, each divided by a power of 2 near its largest coefficient, sum to "
-            f"0 <= a negative number, checked to rounding); x is where the solve stopped, not a point "
-            f"of least violation")
+            f"nonnegative weights under which the rows, each divided by a power of 2 near its largest "
+            f"coefficient, sum to 0 <= a negative number, checked to rounding); x is where the solve "
+            f"stopped, not a point of least violation")
 
 
 def feasible_note(least: float) -> str:
+    """What a stop's message adds where phase one found the constraints can be met."""
     how = "with room to spare" if least < 0 else f"to within {least:.2g}"
     return (f"; the constraints can be met ({how}: phase one minimised the largest violation), so the "
             f"solve itself stopped early")
 
 
-def _largest(task: Task, x: dict) -> float:
+def _largest(task: Task, x: dict[str, Array]) -> float:
     """The largest violation of the task's constraints at x (negative where all hold
     with room): max c_k(x) and max |e_j(x)|."""
     values, worst = {**task.fixed, **x}, -math.inf

@@ -67,8 +67,8 @@ class Residuals(NamedTuple):
     i: Array
     e: Array
     s: Array
-    l: Array
-    u: Array
+    low: Array
+    up: Array
     cones: list[Array]
 
 
@@ -261,7 +261,7 @@ class Interior:
             raise ValueError("a Newton step needs a factored system: `system` found no shift")
         dl, du = self.gaps(st)
         rhs = (-r.d - Ji.T @ ((st.lam * r.i - r.s) / st.s)
-               - xp.where(self.hasL, r.l / dl, 0.0) + xp.where(self.hasU, r.u / du, 0.0))
+               - xp.where(self.hasL, r.low / dl, 0.0) + xp.where(self.hasU, r.up / du, 0.0))
         if self.degree:
             rhs = rhs - cone.reduce(self.space, r.cones)
         dy = sysm.fac.solve(rhs)
@@ -271,8 +271,8 @@ class Interior:
             dy = dy - sysm.Y @ dnu
         ds = -r.i - Ji @ dy
         dlam = (st.lam * r.i - r.s) / st.s + (st.lam / st.s) * (Ji @ dy)
-        dzl = xp.where(self.hasL, (-r.l - st.zl * dy) / dl, 0.0)
-        dzu = xp.where(self.hasU, (-r.u + st.zu * dy) / du, 0.0)
+        dzl = xp.where(self.hasL, (-r.low - st.zl * dy) / dl, 0.0)
+        dzu = xp.where(self.hasU, (-r.up + st.zu * dy) / du, 0.0)
         dZ = cone.dual_steps(self.space, st.y, dy, st.Z, r.cones)
         return Step(dy, ds, dlam, dnu, dzl, dzu, dZ)
 

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
+from solvers.constrained.space import View
+from solvers.methods.history import Iteration
 from solvers.methods.loop import Outcome
-from solvers.objective.constraints import bound_violation
+from solvers.objective.constraints import Constraints, bound_violation
 from solvers.task.device import to_host
+from tensorcalc.arrays import Array
 
 
 @dataclass
@@ -18,10 +22,10 @@ class Solved(Outcome):
     extras."""
 
     violation: float
-    multipliers: dict
+    multipliers: dict[str, Any]
 
 
-def bound_duals(view, y, g) -> dict:
+def bound_duals(view: View, y: Array, g: Array) -> dict[str, Any]:
     """Multipliers of the closed bounds at a solution of the projected methods: the
     gradient where a coordinate sits on its bound and g pushes outwards."""
     if view.box is None:
@@ -33,9 +37,9 @@ def bound_duals(view, y, g) -> dict:
     return bound_multipliers(view, zl, zu, xp.isfinite(box.lower), xp.isfinite(box.upper))
 
 
-def bound_multipliers(view, zl, zu, hasL, hasU) -> dict:
+def bound_multipliers(view: View, zl: Array, zu: Array, hasL: Array, hasU: Array) -> dict[str, Any]:
     """Bound multipliers as arrays of each variable's shape, for the variables with bounds."""
-    out = {}
+    out: dict[str, Any] = {}
     for side, z, has in (("lower", zl, hasL), ("upper", zu, hasU)):
         full_has = view.unpack(view.xp.asarray(has, dtype=bool))
         for name, values in view.unpack(z).items():
@@ -44,7 +48,8 @@ def bound_multipliers(view, zl, zu, hasL, hasU) -> dict:
     return out
 
 
-def finish(view, cons, y, status, message, history, multipliers) -> Solved:
+def finish(view: View, cons: Constraints, y: Array, status: int, message: str, history: list[Iteration],
+           multipliers: dict[str, Any]) -> Solved:
     """`Solved` at y: the objective's value and full gradient, and the violation."""
     z = view.space.lift(y)
     f, g = view.obj.value_grad(z)

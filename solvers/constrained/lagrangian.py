@@ -33,15 +33,19 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Callable
 
 from solvers.constrained.bounds import Projected
 from solvers.constrained.kkt import Solved, bound_duals, finish
-from solvers.constrained.space import Box, dense
+from solvers.constrained.space import Box, View, dense
 from solvers.methods.history import Iteration
 from solvers.methods.linalg import Blocks, objective_size
-from solvers.methods.loop import max_abs, run, stationarity
+from solvers.methods.loop import Method, Options, Outcome, max_abs, run, stationarity
+from solvers.objective.constraints import Constraints
 from solvers.objective.smooth import block_axis
 from solvers.result import Family, Status, status_message
+from solvers.task.records import Task
+from tensorcalc.arrays import Array
 
 RHO0 = 10.0          # the first penalty where f or c is not finite at the start
 FEASIBLE_RHO = 1.0   # the first penalty where the start violates no constraint (`first_penalty`)
@@ -59,7 +63,7 @@ EPS_TOL = 1e-15      # the tightest inner tolerance (in the scaled coordinates)
 class Augmented:
     """L of the module docstring on a `View`, with the loop's objective interface."""
 
-    def __init__(self, view, cons, rho: float):
+    def __init__(self, view: View, cons: Constraints, rho: float):
         self.view, self.cons, self.xp = view, cons, view.xp
         self.n, self.counts, self.box = view.n, view.counts, view.box
         self.free, self.names = view.free, view.names
@@ -68,44 +72,44 @@ class Augmented:
         self.mult = xp.zeros(m)          # lam for the inequalities, nu for the equalities
         self.rho = rho
 
-    def pack(self, arrays):
+    def pack(self, arrays: dict[str, Array]) -> Array:
         return self.view.pack(arrays)
 
-    def unpack(self, y):
+    def unpack(self, y: Array) -> dict[str, Array]:
         return self.view.unpack(y)
 
-    def project(self, y):
+    def project(self, y: Array) -> Array:
         return self.view.project(y)
 
-    def inside(self, y) -> bool:
+    def inside(self, y: Array) -> bool:
         return self.view.inside(y)
 
-    def weights(self, c):
+    def weights(self, c: Array) -> Array:
         """w_e = nu + rho c_e; w_i = max(0, lam + rho c_i)."""
         xp = self.xp
         shifted = self.mult + self.rho * c
         return xp.where(self.eq, shifted, xp.maximum(shifted, 0.0))
 
-    def _penalty(self, c) -> float:
+    def _penalty(self, c: Array) -> float:
         xp, rho = self.xp, self.rho
         eq = xp.sum(xp.where(self.eq, self.mult * c + 0.5 * rho * c * c, 0.0))
         hinge = xp.maximum(c + self.mult / rho, 0.0)
         ineq = xp.sum(xp.where(self.eq, 0.0, 0.5 * rho * (hinge * hinge - (self.mult / rho) ** 2)))
         return float(eq + ineq)
 
-    def value(self, y, overflow: bool = False) -> float:
+    def value(self, y: Array, overflow: bool = False) -> float:
         f = self.view.value(y, overflow)
         if not math.isfinite(f):
             return f
         c = self.cons.values(y)
         return f + self._penalty(c) if bool(self.xp.isfinite(c).all()) else math.inf
 
-    def value_grad(self, y):
+    def value_grad(self, y: Array) -> tuple[float, Array]:
         f, g = self.view.value_grad(y)
         c, J = self.cons.values_jacobian(y)
         return f + self._penalty(c), g + J.T @ self.weights(c)
 
-    def value_grad_hess(self, y):
+    def value_grad_hess(self, y: Array) -> tuple[float, Array, Array]:
         f, g, H = self.view.value_grad_hess(y)
         c, J = self.cons.values_jacobian(y)
         w = self.weights(c)
@@ -115,13 +119,13 @@ class Augmented:
         H = H + self.cons.hessian(y, w) + J.T @ (active[:, None] * J)
         return f + self._penalty(c), g + J.T @ w, H
 
-    def hvp(self, y, v):
+    def hvp(self, y: Array, v: Array) -> Array:
         c, J = self.cons.values_jacobian(y)
         w = self.weights(c)
         active = self.xp.where(self.eq | (w > 0), self.rho, 0.0)
         return self.view.hvp(y, v) + self.cons.hvp(y, v, w) + J.T @ (active * (J @ v))
 
-    def violation(self, c) -> float:
+    def violation(self, c: Array) -> float:
         """V = max(|c_e|, |min(-c_i, lam / rho)|): zero exactly at a feasible point whose
         inequalities are complementary to lam."""
         xp = self.xp
@@ -135,7 +139,7 @@ class Scaled:
     domain at s u, gradient s g, Hessian diag(s) H diag(s), the box divided by s. The
     minimiser is the same (divided by s); the inner method sees curvatures evened out."""
 
-    def __init__(self, aug: Augmented, s=None):
+    def __init__(self, aug: Augmented, s: Array | None = None):
         self.plain = s is None                 # s = 1: the coordinates of aug
         s = aug.xp.ones(aug.n) if s is None else s
         self.aug, self.s, self.xp = aug, s, aug.xp
@@ -143,34 +147,34 @@ class Scaled:
         b = aug.box
         self.box = None if b is None else Box(b.lower / s, b.upper / s, b.above / s, b.below / s)
 
-    def pack(self, arrays):
+    def pack(self, arrays: dict[str, Array]) -> Array:
         return self.aug.pack(arrays) / self.s
 
-    def unpack(self, u):
+    def unpack(self, u: Array) -> dict[str, Array]:
         return self.aug.unpack(self.s * u)
 
-    def project(self, u):
+    def project(self, u: Array) -> Array:
         return u if self.box is None else self.box.project(self.xp, u)
 
-    def inside(self, u) -> bool:
+    def inside(self, u: Array) -> bool:
         return self.aug.inside(self.s * u)
 
-    def value(self, u, overflow: bool = False) -> float:
+    def value(self, u: Array, overflow: bool = False) -> float:
         return self.aug.value(self.s * u, overflow)
 
-    def value_grad(self, u):
+    def value_grad(self, u: Array) -> tuple[float, Array]:
         f, g = self.aug.value_grad(self.s * u)
         return f, self.s * g
 
-    def value_grad_hess(self, u):
+    def value_grad_hess(self, u: Array) -> tuple[float, Array, Array]:
         f, g, H = self.aug.value_grad_hess(self.s * u)
         return f, self.s * g, self.s[:, None] * H * self.s[None, :]
 
-    def hvp(self, u, v):
+    def hvp(self, u: Array, v: Array) -> Array:
         return self.s * self.aug.hvp(self.s * u, self.s * v)
 
 
-def scaling(aug: Augmented, y):
+def scaling(aug: Augmented, y: Array) -> Array | None:
     """s = sqrt(lo / max(d, lo)) from the diagonal d of L's Hessian at y (Jacobi scaling):
     1 on the softest coordinates, smaller on stiffer ones, lo = max(min d, max d / RANGE).
     None (no scaling) where the diagonal is not cheap (`_diagonal`) or not positive."""
@@ -185,7 +189,7 @@ def scaling(aug: Augmented, y):
     return xp.sqrt(lo / xp.maximum(d, lo))
 
 
-def _diagonal(aug: Augmented, y):
+def _diagonal(aug: Augmented, y: Array) -> Array | None:
     """The diagonal of L's Hessian at y where it is cheap: the objective's from the blocks
     of its block-diagonal Hessian (one variable whose Hessian carries a delta: the cost
     of a gradient), plus rho times the squared Jacobian entries of the equalities and
@@ -205,15 +209,18 @@ def _diagonal(aug: Augmented, y):
     return d + active @ (J * J)
 
 
-def solve(task, view, cons, make, opts, gtol: float, tol: float) -> Solved:
+def solve(task: Task, view: View, cons: Constraints, make: Callable[[], Method], opts: Options, gtol: float,
+          tol: float) -> Solved:
     """Minimise by augmented Lagrangian outer iterations (see the module docstring);
     `make()` gives a fresh inner method."""
-    y, history = view.pack(task.x0), []
+    y = view.pack(task.x0)
+    history: list[Iteration] = []
     aug = Augmented(view, cons, first_penalty(view, cons, y))
     inner = _Inner(aug, make, opts, history)
     f0, g0 = view.value_grad(y)
     need = gtol * objective_size(view.xp, f0, g0, y)     # stationarity, in the objective's own scale
-    before, target, status, message = math.inf, need, Status.ITERATION_LIMIT, ""
+    before, target, message = math.inf, need, ""
+    status: int = Status.ITERATION_LIMIT
     for k in range(MAX_OUTER):
         scaled = Scaled(aug, scaling(aug, y))
         u = y / scaled.s
@@ -252,20 +259,23 @@ class _Inner:
     rho stay; a scaled solve is rescaled every RESCALE iterations (the diagonal moves
     with the iterate: entropy's 1/p over a p that falls by decades)."""
 
-    def __init__(self, aug, make, opts, history):
+    def __init__(self, aug: Augmented, make: Callable[[], Method], opts: Options, history: list[Iteration]):
         self.aug, self.make, self.opts, self.history = aug, make, opts, history
-        self.budget, self.method, self.kept = opts.max_iter, None, None
+        self.budget = opts.max_iter
+        self.method: Method | None = None
+        self.kept: float | None = None
 
-    def solve(self, scaled, y, tol: float):
+    def solve(self, scaled: Scaled, y: Array, tol: float) -> tuple[Array, Outcome]:
         """(y, the last run's Outcome) after minimising L to `tol` from y."""
         while True:
             aug = self.aug
-            if not (scaled.plain and self.kept == aug.rho):
-                self.method = self.make()
+            kept = self.method
+            if kept is None or not (scaled.plain and self.kept == aug.rho):
+                kept = self.method = self.make()
             self.kept = aug.rho if scaled.plain else None
             limit = self.budget if scaled.plain else min(self.budget, RESCALE)
             inner = dataclasses.replace(self.opts, gtol=tol, max_iter=limit)
-            method = Projected(self.method) if aug.box is not None else self.method
+            method = Projected(kept) if aug.box is not None else kept
             out = run(scaled, method, y / scaled.s, inner)
             _append(self.history, out.history)
             self.budget -= len(out.history) - 1
@@ -285,12 +295,12 @@ def _tolerance(start: float, V: float, target: float) -> float:
     return tol if tol < start else max(VIOLATION * target, FORCING * start)
 
 
-def _start(scaled, u) -> float:
+def _start(scaled: Scaled, u: Array) -> float:
     """The inner method's stationarity max|u - P(u - grad)| at its start u."""
     return max_abs(scaled, stationarity(scaled, u, scaled.value_grad(u)[1]))
 
 
-def first_penalty(view, cons, y) -> float:
+def first_penalty(view: View, cons: Constraints, y: Array) -> float:
     """rho_1 = 10 max(1, |f|) / max(1, sum of the squared violations / 2) at the start,
     within [1e-8, 1e8] (Birgin and Martinez, Practical Augmented Lagrangian Methods,
     section 12.4): the penalty term starts no larger than ten times the objective, so
@@ -315,13 +325,13 @@ def first_penalty(view, cons, y) -> float:
     return min(max(10 * max(1.0, abs(f)) / max(1.0, squares), 1e-8), 1e8)
 
 
-def _stationarity(aug, y, c, J) -> float:
+def _stationarity(aug: Augmented, y: Array, c: Array, J: Array) -> float:
     """max|y - P(y - grad L)| in the unscaled coordinates (max|grad L| without bounds)."""
     g = aug.view.value_grad(y)[1] + J.T @ aug.weights(c)
     return max_abs(aug, stationarity(aug, y, g))
 
 
-def _append(history: list, inner: list) -> None:
+def _append(history: list[Iteration], inner: list[Iteration]) -> None:
     """Inner iterations continue the numbering; an outer iteration's first iterate is
     the last one of the outer iteration before, so it is kept once."""
     start = len(history)
@@ -336,13 +346,9 @@ def _note(it: Iteration, violation: float, stationarity: float, aug: Augmented) 
     it.fallbacks.append(f"augmented Lagrangian: multipliers updated, rho = {aug.rho:.3g}")
 
 
-def _message(status: Status, inner: str) -> str:
+def _message(status: int, inner: str) -> str:
     """The message of the outer iterations' `status`; `inner`: the last inner solve's (or
     the outer iteration limit's)."""
     if status == Status.CONVERGED or (status == Status.ITERATION_LIMIT and "outer iterations" not in inner):
         return status_message(Family.AUGMENTED, status)
     return inner
-
-
-def _host(a):
-    return a.get() if hasattr(a, "get") else a

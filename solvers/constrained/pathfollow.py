@@ -185,8 +185,8 @@ def _predictor_corrector(ip: Interior, sysm: System, st: State, pt: Point) -> tu
     for R, M, dM, dZ in zip(r.cones, cone.matrices(ip.space, st.y), cone.matrices(ip.space, aff.dy), aff.dZ):
         P = cone.inverse(xp, M) @ dM @ dZ
         cones.append(R + (P + P.T) / 2)
-    r = r._replace(s=r.s + aff.ds * aff.dlam, l=r.l + xp.where(ip.hasL, aff.dy * aff.dzl, 0.0),
-                   u=r.u - xp.where(ip.hasU, aff.dy * aff.dzu, 0.0), cones=cones)
+    r = r._replace(s=r.s + aff.ds * aff.dlam, low=r.low + xp.where(ip.hasL, aff.dy * aff.dzl, 0.0),
+                   up=r.up - xp.where(ip.hasU, aff.dy * aff.dzu, 0.0), cones=cones)
     return ip.step(sysm, st, r), mu
 
 

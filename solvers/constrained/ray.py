@@ -28,16 +28,20 @@ it was (a false "unbounded" is as wrong as a false success).
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from solvers.constrained.feasibility import INFEASIBLE
+from solvers.constrained.space import Space, View
 from solvers.methods import stopping as certify
 from solvers.methods.stopping import LARGEST, ROUNDING  # ROUNDING per coordinate; LARGEST Jacobian entries (dense SVD)
+from solvers.objective.constraints import Constraints
 
 ROUNDS = 20          # alternating roundings onto the equalities, cones and bounds
 
 
-def unbounded(view, cons, y, y0) -> tuple[float, float, float] | None:
+def unbounded(view: View, cons: Constraints, y: np.ndarray, y0: np.ndarray) -> tuple[float, float, float] | None:
     """(f at the farthest probe of its fall, that distance, the farthest distance at
     which the constraints were checked) where f falls without bound along the
     way from y0 to y and the constraints hold there (see the module docstring); else
@@ -70,19 +74,19 @@ class _Closed:
     """The view's objective on the closed cones (a point on a cone's boundary, where the
     view says inf, is as feasible as `_holds` says): what `certify.no_minimiser` probes."""
 
-    def __init__(self, view):
+    def __init__(self, view: View):
         self.view, self.xp, self.n = view, view.xp, view.n
 
-    def value(self, y, overflow: bool = False) -> float:
+    def value(self, y: np.ndarray, overflow: bool = False) -> float:
         return self.view.obj.value(self.view.space.lift(y), overflow)
 
 
-def _offset(cons, E, y):
+def _offset(cons: Constraints, E: np.ndarray, y: np.ndarray) -> np.ndarray:
     """e with the equality rows E y - e = c_eq(y) (affine rows: exact anywhere)."""
     return E @ y - cons.values(y)[cons.equality]
 
 
-def _row_space(E):
+def _row_space(E: np.ndarray) -> np.ndarray:
     """An orthonormal basis (rows) of the row space of E, rank decided as `lstsq` does."""
     if not E.shape[0]:
         return np.zeros((0, E.shape[1]))
@@ -91,7 +95,8 @@ def _row_space(E):
     return Vt[keep]
 
 
-def _rounded(view, rows: int, z, onto_rows, lower, upper):
+def _rounded(view: View, rows: int, z: np.ndarray, onto_rows: Callable[[np.ndarray], np.ndarray],
+             lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     """z after ROUNDS alternations of `onto_rows` (the equality rows' affine set or null
     space), the cones and the box [lower, upper] (the bounds for a point, their
     recession cone for a direction); once without rows."""
@@ -101,7 +106,7 @@ def _rounded(view, rows: int, z, onto_rows, lower, upper):
     return z
 
 
-def _into_cones(space, z):
+def _into_cones(space: Space, z: np.ndarray) -> np.ndarray:
     """z with every definite matrix's eigenvalues below 0 (in sign * X) set to 0."""
     if not space.cones:
         return z
@@ -113,7 +118,7 @@ def _into_cones(space, z):
     return z
 
 
-def _holds(view, cons, absJ, p) -> bool:
+def _holds(view: View, cons: Constraints, absJ: np.ndarray, p: np.ndarray) -> bool:
     """Every constraint row at p within INFEASIBLE + ROUNDING n |J_i|.|p| (the rounding
     of its n terms: a row that truly grows along d, however slowly, fails far enough out),
     every bound within INFEASIBLE + ROUNDING n |p|, every cone's lowest eigenvalue above

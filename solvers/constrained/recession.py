@@ -20,21 +20,24 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog
 
+from solvers.constrained.qp import Data
 from solvers.constrained.space import dense
 from solvers.methods.linalg import Blocks
 
 ROUNDING = 1e-9          # relative tolerance of the checks on d
 
 
-def unbounded(data) -> tuple[np.ndarray, np.ndarray, float] | None:
+def unbounded(data: Data) -> tuple[np.ndarray, np.ndarray, float] | None:
     """(a feasible point y, a recession direction d, f's slope along d) where the QP is
-    unbounded below, else None. `data`: `qp.Data` (host arrays)."""
+    unbounded below, else None. `data`: host arrays."""
     y = feasible(data)
-    found = None if y is None else ray(data, y)
+    if y is None:
+        return None
+    found = ray(data, y)
     return None if found is None else (y, *found)
 
 
-def feasible(data) -> np.ndarray | None:
+def feasible(data: Data) -> np.ndarray | None:
     """A point that satisfies every row and bound to rounding, found by HiGHS; None where
     HiGHS finds none (or the data is beyond float64)."""
     n = int(np.asarray(data.q).size)
@@ -51,7 +54,7 @@ def feasible(data) -> np.ndarray | None:
     return y if _satisfies(data, y) else None
 
 
-def _satisfies(data, y) -> bool:
+def _satisfies(data: Data, y: np.ndarray) -> bool:
     """Every row and bound at y within ROUNDING of the rows' scale there."""
     worst = [np.maximum(data.G @ y - data.h, 0.0), np.abs(data.E @ y - data.e),
              np.maximum(data.lo - y[data.L], 0.0), np.maximum(y[data.U] - data.up, 0.0)]
@@ -60,9 +63,9 @@ def _satisfies(data, y) -> bool:
     return all(float(w.max(initial=0.0)) <= ROUNDING * size for w in worst)
 
 
-def ray(data, y) -> tuple[np.ndarray, float] | None:
+def ray(data: Data, y: np.ndarray) -> tuple[np.ndarray, float] | None:
     """(d, the slope of f along it at y) for a recession direction along which f falls,
-    or None. `data`: `qp.Data` (host arrays)."""
+    or None. `data`: host arrays."""
     H, q, n = _dense(data.H), np.asarray(data.q, dtype=float), int(np.asarray(data.q).size)
     if not all(np.isfinite(a).all() for a in (H, q, data.G, data.E, y)):
         return None                        # data beyond float64 (overflowed): no evidence
@@ -79,7 +82,7 @@ def ray(data, y) -> tuple[np.ndarray, float] | None:
     return (d, slope) if _holds(data, H, q, d, slope) else None
 
 
-def _holds(data, H, q, d, slope: float) -> bool:
+def _holds(data: Data, H: np.ndarray, q: np.ndarray, d: np.ndarray, slope: float) -> bool:
     scale = max(1.0, float(np.abs(q).max(initial=0.0)))
     rows = [data.G @ d] if data.G.shape[0] else []
     flat = [np.abs(data.E @ d)] if data.E.shape[0] else []
@@ -90,9 +93,9 @@ def _holds(data, H, q, d, slope: float) -> bool:
             and float(d @ H @ d) <= ROUNDING * max(_norm(H), 1e-300) * size ** 2)
 
 
-def _norm(M) -> float:
+def _norm(M: np.ndarray) -> float:
     return max(float(np.abs(M).max(initial=0.0)), 1.0)
 
 
-def _dense(H) -> np.ndarray:
+def _dense(H: np.ndarray | Blocks) -> np.ndarray:
     return dense(np, H) if isinstance(H, Blocks) else np.asarray(H, dtype=float)

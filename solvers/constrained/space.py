@@ -35,10 +35,17 @@ TAU = 0.995          # a step goes at most this fraction of the way to a strict 
 class Variable(Protocol):
     """A free variable as the space reads it (`task.records.Free`)."""
 
-    name: str
-    shape: tuple[int, ...]
-    size: int
-    attributes: Attributes
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+
+    @property
+    def size(self) -> int: ...
+
+    @property
+    def attributes(self) -> Attributes: ...
 
 
 class Entries(Protocol):
@@ -48,9 +55,14 @@ class Entries(Protocol):
 
     xp: ArrayModule
     counts: dict[str, int]
-    free: Sequence[Variable]
-    offsets: Sequence[int]       # where each variable starts in z, and the end
     names: tuple[str, ...]
+
+    @property
+    def free(self) -> Sequence[Variable]: ...
+
+    @property
+    def offsets(self) -> Sequence[int]:
+        """Where each variable starts in z, and the end."""
 
     def pack(self, arrays: dict[str, Array]) -> Array: ...
 
