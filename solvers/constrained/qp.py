@@ -38,6 +38,7 @@ from solvers.methods.history import HEADER, Iteration, row
 from solvers.methods.linalg import NO_SHIFT, Blocks, Factor, shifted
 from solvers.objective.constraints import affine_in
 from solvers.result import Family, Status, status_message
+from solvers.task.records import Task
 from tensorcalc import Expr
 from tensorcalc.algebra.degree import degree
 from tensorcalc.arrays import Array, ArrayModule
@@ -49,7 +50,7 @@ STALL = 1e-4         # primal steps below this, STALLS times in a row: leave to 
 STALLS = 3
 
 
-def applies(task) -> bool:
+def applies(task: Task) -> bool:
     """Whether the task is a QP in the sense of the module docstring: no symmetric (so no
     definite) matrix variable, a quadratic objective, affine constraints."""
     names = tuple(v.name for v in task.free)
