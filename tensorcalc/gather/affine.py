@@ -31,7 +31,7 @@ from tensorcalc import dag
 from tensorcalc.arrays import Array, ArrayModule
 from tensorcalc.dag import LETTERS, Axis, Expr, Gather, Ineq, Row
 from tensorcalc.errors import TensorCalcError
-from tensorcalc.gather import intlinalg
+from tensorcalc.gather import inequalities, intlinalg
 from tensorcalc.memo import memoized
 
 
@@ -212,11 +212,11 @@ class Solution:
         b = np.array([-c for _, c in self.system], dtype=object)
         for k in range(max(self.kappa, 1)):
             order = [i for i in range(n_in + self.kappa) if i != n_in + k] + [n_in + k][:self.kappa]
-            elim = intlinalg.fourier_motzkin([[a[i] for i in order] for a, _ in self.system])
+            elim = inequalities.fourier_motzkin([[a[i] for i in order] for a, _ in self.system])
             if feasible is None:
                 feasible = not (len(elim.feasible) and any(v > 0 for v in elim.feasible @ b))
             if self.kappa:
-                lo, hi = intlinalg.integer_bounds(elim, b, len(order) - 1, [])
+                lo, hi = inequalities.integer_bounds(elim, b, len(order) - 1, [])
                 if lo is None or hi is None:
                     raise AssertionError("a kernel coordinate of a bounded box is unbounded")
                 box.append((lo, hi))

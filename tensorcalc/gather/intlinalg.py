@@ -1,5 +1,5 @@
-"""Exact integer linear algebra: Smith normal form, integer solutions of A x = b, and
-Fourier-Motzkin elimination of A x >= b.
+"""Exact integer linear algebra: Smith normal form and the integer solutions of A x = b
+(Fourier-Motzkin elimination of A x >= b is `tensorcalc.gather.inequalities`).
 
 Follows section 4 of S. Urban & P. van der Smagt, "Automatic Differentiation for Tensor
 Algebras" (2017):
@@ -7,13 +7,12 @@ Algebras" (2017):
 * Alg. 2 (extended Euclid) -> `ext_gcd`, generalised to any signs and zeros;
 * Alg. 1 (Smith normal form) -> `smith`, and from it (sec. 4.1) `pseudo_inverse`,
   `kernel`, `cokernel` and `solve`; `hermite` gives a row echelon (Hermite) form;
-* Alg. 3 (Fourier-Motzkin, sec. 4.2) -> `fourier_motzkin`, with `integer_bounds` and
-  `integer_points` to enumerate the integer points of a polytope, eq. (45).
+* Alg. 3 (Fourier-Motzkin, sec. 4.2) is in `tensorcalc.gather.inequalities`.
 
 All arithmetic is exact: Python ints and `fractions.Fraction`, never floats, so there is
 no overflow. Matrices may be given as nested sequences or NumPy arrays; every matrix
-returned is a 2-D NumPy array of dtype=object holding Python ints (Fractions for the
-Fourier-Motzkin output), with the right shape even when a dimension is 0. Vectors are
+returned is a 2-D NumPy array of dtype=object holding Python ints, with the right shape
+even when a dimension is 0. Vectors are
 1-D object arrays. Variables are indexed from 0 here (x_0 .. x_{m-1}), where the paper
 counts from 1.
 
@@ -24,68 +23,17 @@ counts from 1.
 """
 from __future__ import annotations
 
-import math
-import numbers
-from fractions import Fraction
-from typing import NamedTuple, Sequence, Union
+from typing import NamedTuple
 
 import numpy as np
 
-Matrix = Union[np.ndarray, Sequence[Sequence[int]]]     # integer entries
-Vector = Union[np.ndarray, Sequence[int]]
+from tensorcalc.gather.exact import Matrix, Vector, dot, int_rows, int_vector, object_matrix
 
-__all__ = ["ext_gcd", "Smith", "smith", "pseudo_inverse", "kernel", "cokernel", "solve",
-           "hermite", "Elimination", "fourier_motzkin", "integer_bounds", "integer_points"]
-
-
-# ---------------------------------------------------------------- conversions
-
-def _entries(A, kind, what: str) -> list[list]:
-    """Rows of the 2-D matrix A as lists of Python numbers of ABC `kind`; ValueError if
-    A is not 2-D or holds something else."""
-    arr = np.asarray(A, dtype=object)
-    if arr.ndim != 2:
-        raise ValueError(f"{what} must be a 2-D matrix, got an array of shape {arr.shape}; "
-                         f"pass a nested list of rows, or np.zeros((0, m), dtype=int) "
-                         f"for a matrix with no rows")
-    for (i, j), v in np.ndenumerate(arr):
-        if isinstance(v, bool) or not isinstance(v, kind):
-            raise ValueError(f"{what}[{i}, {j}] = {v!r} is not {kind.__name__}; "
-                             f"pass exact values (int, or Fraction where allowed), not floats")
-    return [list(row) for row in arr]
-
-
-def _int_rows(A, what: str = "A") -> tuple[list[list[int]], int, int]:
-    """(rows as lists of Python ints, n, m) for an integer matrix A."""
-    rows = [[int(v) for v in row] for row in _entries(A, numbers.Integral, what)]
-    shape = np.shape(np.asarray(A, dtype=object))
-    return rows, shape[0], shape[1]
-
-
-def _int_vector(b, n: int, what: str = "b") -> list[int]:
-    """b as a list of n Python ints; ValueError on a wrong length or a non-integer."""
-    rows = _entries(np.asarray(b, dtype=object).reshape(1, -1), numbers.Integral, what)[0]
-    if len(rows) != n:
-        raise ValueError(f"{what} has {len(rows)} entries but the matrix has {n} rows; "
-                         f"pass one entry per row")
-    return [int(v) for v in rows]
-
-
-def _matrix(rows, ncols: int) -> np.ndarray:
-    """A 2-D object array of shape (len(rows), ncols) holding the given rows."""
-    out = np.empty((len(rows), ncols), dtype=object)
-    for i, row in enumerate(rows):
-        out[i, :] = list(row)
-    return out
+__all__ = ["ext_gcd", "Smith", "smith", "pseudo_inverse", "kernel", "cokernel", "solve", "hermite"]
 
 
 def _identity(n: int) -> list[list[int]]:
     return [[int(i == j) for j in range(n)] for i in range(n)]
-
-
-def _dot(row, vec):
-    """Exact dot product of two equally long sequences (0 when empty)."""
-    return sum((r * v for r, v in zip(row, vec)), 0)
 
 
 # ---------------------------------------------------------------- Euclid, Alg. 2
@@ -206,15 +154,15 @@ def smith(A: Matrix) -> Smith:
     """Smith normal form of the integer n x m matrix A (Alg. 1): S = U A V with U (n x n)
     and V (m x m) unimodular, S diagonal with s_1 | s_2 | ... | s_rank all positive,
     followed by zeros. Works for the zero matrix and for 0 x m and n x 0 shapes."""
-    S, n, m = _int_rows(A)
+    S, n, m = int_rows(A)
     U, V = _identity(n), _identity(m)
     if n == 0 or m == 0:
-        return Smith(_matrix(S, m), _matrix(U, n), _matrix(V, m), 0)
+        return Smith(object_matrix(S, m), object_matrix(U, n), object_matrix(V, m), 0)
     restart = 0
     while restart is not None:
         rank = _diagonalise(S, U, V, restart)
         restart = _fix_diagonal(S, V, rank)
-    return Smith(_matrix(S, m), _matrix(U, n), _matrix(V, m), rank)
+    return Smith(object_matrix(S, m), object_matrix(U, n), object_matrix(V, m), rank)
 
 
 # ---------------------------------------------------------------- integer equations, sec. 4.1
@@ -227,7 +175,7 @@ def pseudo_inverse(A: Matrix) -> tuple[np.ndarray, int]:
     n, m = U.shape[0], V.shape[0]
     N = [[sum((V[r, i] * (den // S[i, i]) * U[i, c] for i in range(rank)), 0)
           for c in range(n)] for r in range(m)]
-    return _matrix(N, n), den
+    return object_matrix(N, n), den
 
 
 def kernel(A: Matrix) -> np.ndarray:
@@ -249,13 +197,13 @@ def solve(A: Matrix, b: Vector) -> tuple[np.ndarray | None, np.ndarray]:
     I b not integral) and the kernel K; the integer solutions are exactly x0 + K z."""
     S, U, V, rank = smith(A)
     n, m = U.shape[0], V.shape[0]
-    y = [_dot(U[i, :], _int_vector(b, n)) for i in range(n)]
+    y = [dot(U[i, :], int_vector(b, n)) for i in range(n)]
     solvable = all(y[i] == 0 for i in range(rank, n)) and \
         all(y[i] % S[i, i] == 0 for i in range(rank))
     if not solvable:
         return None, V[:, rank:]
     xp = [y[i] // S[i, i] for i in range(rank)]
-    x0 = np.array([_dot(V[r, :rank], xp) for r in range(m)], dtype=object)
+    x0 = np.array([dot(V[r, :rank], xp) for r in range(m)], dtype=object)
     return x0, V[:, rank:]
 
 
@@ -278,7 +226,7 @@ def hermite(A: Matrix) -> tuple[np.ndarray, np.ndarray]:
     """(H, W) with H = W @ A, W unimodular and H in row echelon (Hermite) form: each
     pivot is positive and lies right of the previous one, zero rows are at the bottom,
     and the entries above a pivot p are reduced to 0 <= h < p."""
-    H, n, m = _int_rows(A)
+    H, n, m = int_rows(A)
     W = _identity(n)
     r = 0
     for c in range(m):
@@ -290,114 +238,4 @@ def hermite(A: Matrix) -> tuple[np.ndarray, np.ndarray]:
                 _row_op(H, i, r, 1, -q, 0, 1)
                 _row_op(W, i, r, 1, -q, 0, 1)
             r += 1
-    return _matrix(H, m), _matrix(W, n)
-
-
-# ---------------------------------------------------------------- Fourier-Motzkin, Alg. 3
-
-class Elimination(NamedTuple):
-    """Fourier-Motzkin solution of A x >= b for symbolic b (n rows, m variables).
-
-    lower[k] = (Lb, Lx) and upper[k] = (Hb, Hx), Fraction arrays with n and m-k-1
-    columns: given b and x_later = x[k+1:], the real x_k completing a solution are
-        max_r (Lb @ b + Lx @ x_later)_r  <=  x_k  <=  min_r (Hb @ b + Hx @ x_later)_r,
-    a side with no rows being unbounded. lower[k], upper[k] are the paper's (L^{k+1},
-    L^^{k+1}) and (H^{k+1}, H^^{k+1}) of eqs. (22)-(26), counted from 0.
-    feasible = F (r x n, entries >= 0, F @ A == 0): A x >= b has a real solution iff
-    F @ b <= 0 in every entry (eq. 34); each row is a non-negative combination of the
-    inequalities, so F b > 0 is a certificate of infeasibility."""
-    lower: list
-    upper: list
-    feasible: np.ndarray
-
-
-def _normalise(rows, k: int):
-    """Divide each (a, c) row with a_k != 0 by |a_k| (Alg. 3 steps 3-6)."""
-    return [(a, c) if a[k] == 0 else
-            (tuple(v / abs(a[k]) for v in a), tuple(v / abs(a[k]) for v in c))
-            for a, c in rows]
-
-
-def _dedupe(rows):
-    """Drop trivial rows (0 >= 0) and exact duplicates up to a positive factor."""
-    seen, kept = set(), []
-    for a, c in rows:
-        lead = next((abs(v) for v in a + c if v != 0), None)
-        if lead is None:
-            continue
-        key = tuple(v / lead for v in a + c)
-        if key not in seen:
-            seen.add(key)
-            kept.append((a, c))
-    return kept
-
-
-def _bound(rows, k: int, m: int, n: int, sign: int):
-    """(Bb, Bx) for rows sign*x_k + a' x_later >= c b: x_k >= c b - a' x (sign +1) or
-    x_k <= -c b + a' x (sign -1) (Alg. 3 steps 8-10)."""
-    cb = [[sign * v for v in c] for _, c in rows]
-    cx = [[-sign * v for v in a[k + 1:]] for a, _ in rows]
-    return _matrix(cb, n), _matrix(cx, m - k - 1)
-
-
-def fourier_motzkin(A: Matrix) -> Elimination:
-    """Eliminate x_0, x_1, ..., x_{m-1} in turn from A x >= b (Alg. 3), for any b; A may
-    hold ints or Fractions. See `Elimination` for the meaning and signs of the output."""
-    entries = _entries(A, numbers.Rational, "A")
-    n, m = np.shape(np.asarray(A, dtype=object))
-    rows = [(tuple(Fraction(v) for v in a), tuple(Fraction(int(i == j)) for j in range(n)))
-            for i, a in enumerate(entries)]
-    lower, upper = [], []
-    for k in range(m):
-        rows = _normalise(rows, k)
-        phi = [r for r in rows if r[0][k] > 0]
-        mu = [r for r in rows if r[0][k] < 0]
-        lower.append(_bound(phi, k, m, n, +1))
-        upper.append(_bound(mu, k, m, n, -1))
-        rows = [r for r in rows if r[0][k] == 0]
-        rows += [(tuple(x + y for x, y in zip(p[0], q[0])),
-                  tuple(x + y for x, y in zip(p[1], q[1]))) for p in phi for q in mu]
-        rows = _dedupe(rows)
-    return Elimination(lower, upper, _matrix([c for _, c in _dedupe(rows)], n))
-
-
-def integer_bounds(elim: Elimination, b: Vector, k: int, x_later: Sequence[int]) -> tuple[int | None, int | None]:
-    """(ceil of max lower bound, floor of min upper bound) of x_k for the integer vector
-    b and x_later = values of x_{k+1}..x_{m-1}; None for an unbounded side. The range is
-    empty when lo > hi."""
-    m = len(elim.lower)
-    if not 0 <= k < m:
-        raise ValueError(f"variable index k = {k} is out of range; use 0 <= k < {m}")
-    if len(x_later) != m - k - 1:
-        raise ValueError(f"x_later has {len(x_later)} values but variable {k} needs the "
-                         f"{m - k - 1} values of x_{k + 1}..x_{m - 1}")
-    b = _int_vector(b, elim.feasible.shape[1])
-    (Lb, Lx), (Hb, Hx) = elim.lower[k], elim.upper[k]
-    lows = [_dot(Lb[r], b) + _dot(Lx[r], x_later) for r in range(Lb.shape[0])]
-    highs = [_dot(Hb[r], b) + _dot(Hx[r], x_later) for r in range(Hb.shape[0])]
-    return (math.ceil(max(lows)) if lows else None,
-            math.floor(min(highs)) if highs else None)
-
-
-def _points(elim: Elimination, b, k: int, later: tuple):
-    """Integer points with x[k+1:] == later, by nested FM bounds (x_k outermost here)."""
-    if k < 0:
-        yield later
-        return
-    lo, hi = integer_bounds(elim, b, k, later)
-    if lo is None or hi is None:
-        side = "below" if lo is None else "above"
-        raise ValueError(f"x_{k} is unbounded {side} (given x_{k + 1}.. = {list(later)}), so "
-                         f"the set has infinitely many points; add bounds on x_{k}")
-    for v in range(lo, hi + 1):
-        yield from _points(elim, b, k - 1, (v,) + later)
-
-
-def integer_points(A: Matrix, b: Vector) -> list[tuple[int, ...]]:
-    """All integer x with A @ x >= b, each once, with x_{m-1} varying slowest. Raises
-    ValueError naming a variable that is unbounded on a non-empty branch."""
-    elim = fourier_motzkin(A)
-    bb = _int_vector(b, elim.feasible.shape[1])
-    if any(_dot(row, bb) > 0 for row in elim.feasible):
-        return []
-    return list(_points(elim, bb, len(elim.lower) - 1, ()))
+    return object_matrix(H, m), object_matrix(W, n)

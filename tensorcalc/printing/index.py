@@ -20,7 +20,7 @@ from tensorcalc import dag
 from tensorcalc.dag import Axis, Const, Delta, Elementwise, Expr, Gather, Ineq, Power, Product, Sum, Var
 from tensorcalc.derivatives.reverse import derivative
 from tensorcalc.errors import TensorCalcError
-from tensorcalc.gather import affine, intlinalg
+from tensorcalc.gather import affine, inequalities
 from tensorcalc.language.definitions import parse_def, read_definition
 from tensorcalc.numeric.evaluate import fixed_lengths
 from tensorcalc.printing.einsum import number
@@ -175,7 +175,7 @@ def ranges(node: Gather, outer: list[Lin], names: list[str]
     rows = list(node.domain) + affine.box_rows(node.shape[width - m:], width, width - m)
     with_z = [(a, c) for a, c in rows if any(a[-m:])]
     guards = [(a, c) for a, c in node.domain if not any(a[-m:])]
-    elim = intlinalg.fourier_motzkin([list(a[-m:]) for a, _ in with_z])
+    elim = inequalities.fourier_motzkin([list(a[-m:]) for a, _ in with_z])
     b = [combine([-v for v in a[:-m]], outer, -c) for a, c in with_z]      # z-part >= b
     zs = [lin({z: 1}) for z in names]
     bounds = []

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import tensorcalc as tc
 from tensorcalc import parse_def
-from tensorcalc.gather import intlinalg
+from tensorcalc.gather import inequalities
 
 H = 1e-6          # relative step of the central differences
 RTOL_FD = 1e-6
@@ -614,11 +614,11 @@ class TooMuchWork(AssertionError):
 def row_budget(rows, what):
     """Fail with TooMuchWork before a Fourier-Motzkin elimination inside the block would
     combine more than `rows` pairs of inequalities in all (each step pairs every lower
-    bound with every upper bound of the variable it eliminates, `intlinalg._bound` being
+    bound with every upper bound of the variable it eliminates, `inequalities._bound` being
     called with both lists first). A measure of work, not of time: the same on every
     machine, and the block stops as soon as it is over budget, not after minutes."""
     pairs, lower = 0, 0
-    original = intlinalg._bound
+    original = inequalities._bound
 
     def counting(bound_rows, k, m, n, sign):
         nonlocal pairs, lower
@@ -629,11 +629,11 @@ def row_budget(rows, what):
             if pairs > rows:
                 raise TooMuchWork(f"{what} needed more than {rows:,} Fourier-Motzkin row pairs")
         return original(bound_rows, k, m, n, sign)
-    intlinalg._bound = counting
+    inequalities._bound = counting
     try:
         yield
     finally:
-        intlinalg._bound = original
+        inequalities._bound = original
 
 
 # One derivative of a small definition: those that take well under a second combine at
@@ -791,7 +791,7 @@ def test_random_dependent_bounds_second_derivative_slow(spec):
 
 SLOW_TRANSPOSE = "BUG: derivative() takes seconds to minutes (and GBs of memory) on small rank-deficient " \
                  "affine maps: Fourier-Motzkin in affine.Solution (_kernel_box) never drops " \
-                 "redundant rows (intlinalg.fourier_motzkin/_dedupe dominate the profile)"
+                 "redundant rows (inequalities.fourier_motzkin/_dedupe dominate the profile)"
 
 
 @pytest.mark.slow

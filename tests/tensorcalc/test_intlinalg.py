@@ -13,18 +13,8 @@ from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tensorcalc.gather.intlinalg import (
-    cokernel,
-    ext_gcd,
-    fourier_motzkin,
-    hermite,
-    integer_bounds,
-    integer_points,
-    kernel,
-    pseudo_inverse,
-    smith,
-    solve,
-)
+from tensorcalc.gather.inequalities import fourier_motzkin, integer_bounds, integer_points
+from tensorcalc.gather.intlinalg import cokernel, ext_gcd, hermite, kernel, pseudo_inverse, smith, solve
 
 # ---------------------------------------------------------------- exact reference helpers
 
