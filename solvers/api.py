@@ -180,7 +180,7 @@ def _proven(work: Task, obj: Objective, out):
 def _hiding(callback, names: tuple[str, ...]):
     """The callback, shown x without the epigraph variables (its fun is the lifted
     objective's: the same wherever each t equals its kink)."""
-    def call(result):
+    def call(result: OptimizeResult) -> object:
         for name in names:
             result.x.pop(name, None)
         return callback(result)

@@ -27,7 +27,7 @@ EPILOG = ("exit status: 0 converged, 1 stopped without converging (or no minimis
           "example: convexcheck solve examples/logistic_regression.tc --data data.npz --out w.npz")
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register `solve` on the subcommands of the convexcheck parser."""
     run = sub.add_parser("solve", help="solve a problem file with data from an .npz file",
                          description="Check convexity, then minimise (or maximise) the objective "
@@ -140,7 +140,7 @@ def _convexity(verdict) -> str:
 
 
 def _to_json(result, out: str | None) -> dict:
-    def num(x):
+    def num(x: float) -> float | None:
         return float(x) if math.isfinite(x) else None
     return {"status": int(result.status), "success": bool(result.success), "message": result.message,
             "fun": num(result.fun), "nit": int(result.nit), "convexity": result.convexity,

@@ -29,6 +29,7 @@ from solvers.methods import stopping as certify
 from solvers.methods.history import HEADER, Clock, Iteration, optimize_result
 from solvers.methods.loop import MAX_ESCAPES, Options, close, iterate, max_abs
 from solvers.methods.newton import Newton
+from solvers.objective.protocol import Array
 from solvers.objective.smooth import Objective
 from solvers.result import Family, status_message
 from solvers.task.convexity import convexity_of
@@ -204,13 +205,14 @@ class _Probe:
     twice. Values agree: both objectives are the same function of the whole state."""
 
     def __init__(self, obj: Objective, nxt: Objective, state: dict):
-        self.obj, self.nxt, self.state, self.kept = obj, nxt, state, None
+        self.obj, self.nxt, self.state = obj, nxt, state
+        self.kept: tuple[float, Array, Any] | None = None
         self._first = True
 
     def __getattr__(self, name):
         return getattr(self.obj, name)
 
-    def value(self, z) -> float:
+    def value(self, z: Array) -> float:
         first, self._first = self._first, False
         if not first or not self.obj.inside(z):
             return self.obj.value(z)

@@ -10,8 +10,10 @@ import math
 from collections import deque
 from typing import Any
 
+from solvers.methods.history import Clock
 from solvers.methods.loop import Direction
 from solvers.methods.prefetch import GradientMethod
+from solvers.objective.protocol import Array, Smooth
 
 
 class LBFGS(GradientMethod):
@@ -26,7 +28,7 @@ class LBFGS(GradientMethod):
     def restart(self) -> None:
         self.pairs.clear()
 
-    def update(self, s, y):
+    def update(self, s: Array, y: Array) -> None:
         sy, yy = float(s @ y), float(y @ y)
         # yy > 0 too: on denormal data y.y underflows to 0 while s.y does not (the scaling
         # s.y / y.y of the direction divides by it)
@@ -35,7 +37,7 @@ class LBFGS(GradientMethod):
         else:
             self.notes.append(f"curvature s.y = {sy:.3g} <= 0: update skipped")
 
-    def direction(self, obj, z, f, g, extra, clock) -> Direction:
+    def direction(self, obj: Smooth, z: Array, f: float, g: Array, extra: Any, clock: Clock) -> Direction:
         with clock("solve"):
             q, alphas = g.copy(), []
             for s, y, rho in reversed(self.pairs):
@@ -55,7 +57,7 @@ class LBFGS(GradientMethod):
                                                     f"took the negative gradient; memory cleared"])
         return Direction(-q, fallbacks=notes)
 
-    def first_step(self, d, g) -> float:
+    def first_step(self, d: Array, g: Array) -> float:
         return 1.0 if self.pairs else min(1.0, 1.0 / float(abs(g).max()))
 
 
@@ -71,12 +73,12 @@ class GradientDescent(GradientMethod):
     def restart(self) -> None:
         self.bb = None
 
-    def update(self, s, y):
+    def update(self, s: Array, y: Array) -> None:
         sy = float(s @ y)
         self.bb = float(s @ s) / sy if sy > 0 else None
 
-    def direction(self, obj, z, f, g, extra, clock) -> Direction:
+    def direction(self, obj: Smooth, z: Array, f: float, g: Array, extra: Any, clock: Clock) -> Direction:
         return Direction(-g, gradient=True)
 
-    def first_step(self, d, g) -> float:
+    def first_step(self, d: Array, g: Array) -> float:
         return self.bb if self.bb else min(1.0, 1.0 / float(abs(g).max()))

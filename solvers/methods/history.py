@@ -1,6 +1,11 @@
 """What a solve records: one `Iteration` per iterate, and the table `verbose` prints."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from scipy.optimize import OptimizeResult
+
 import math
 import time
 from dataclasses import asdict, dataclass, field
@@ -62,7 +67,7 @@ def row(it: Iteration) -> str:
             f"{len(it.trials):>6}  {it.damping:>8.2g}  {note}")
 
 
-def optimize_result(**fields):
+def optimize_result(**fields: Any) -> OptimizeResult:
     """A SciPy `OptimizeResult` (`solvers.result.Result`: printable with empty dicts;
     scipy.optimize is imported on first use, not when the package is: `convexcheck
     analyze` never pays for it)."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Callable
 
 EPS = 2.220446049250313e-16
 NOISE = 1e-6         # Hager and Zhang's epsilon: below NOISE |f| the value test is not trusted
@@ -37,8 +38,9 @@ class Search:
     by_slope: bool = False
 
 
-def backtrack(phi, f0: float, slope, step: float = 1.0, c1: float = 1e-4,
-              shrink: float = 0.5, max_trials: int = 40, dphi=None) -> Search:
+def backtrack(phi: Callable[[float], float], f0: float, slope: float | Callable[[float], float],
+              step: float = 1.0, c1: float = 1e-4, shrink: float = 0.5, max_trials: int = 40,
+              dphi: Callable[[float], float] | None = None) -> Search:
     """Largest step * shrink**k (k < max_trials) with phi(t) <= f0 + c1 t slope + slack,
     or, where the value cannot tell (see the module), with the approximate Wolfe
     conditions on dphi(t).

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any
 
 from solvers.methods import stopping as certify
 from solvers.methods.history import HEADER, Clock, Iteration, optimize_result, row
 from solvers.methods.linesearch import backtrack
+from solvers.methods.options import Options, Progress
 from solvers.objective.protocol import Array, Smooth
 from solvers.objective.trials import along
 from solvers.result import Family, Status, status_message
@@ -57,77 +58,60 @@ class Method:
 
     name, newton = "method", False
 
-    def trial(self, obj, z) -> float:
+    def evaluate(self, obj: Smooth, z: Array, last: bool = False) -> tuple[float, Array, Any]:
+        """(f, g, extra) at z; `last`: the iterate at the iteration limit (no step follows)."""
+        raise NotImplementedError
+
+    def direction(self, obj: Smooth, z: Array, f: float, g: Array, extra: Any, clock: Clock) -> Direction:
+        """The direction to search along from z."""
+        raise NotImplementedError
+
+    def trial(self, obj: Smooth, z: Array) -> float:
         return obj.value(z)
 
-    def update(self, s, y) -> None:
+    def update(self, s: Array, y: Array) -> None:
         pass
 
     def restart(self) -> None:
         pass
 
-    def hessian(self, obj, z, extra):
+    def hessian(self, obj: Smooth, z: Array, extra: Any) -> Any:
         return None
 
-    def first_step(self, d, g) -> float:
+    def first_step(self, d: Array, g: Array) -> float:
         return 1.0
 
-    def face(self, obj: Smooth, z, g) -> Smooth:
+    def face(self, obj: Smooth, z: Array, g: Array) -> Smooth:
         """What `certify` examines at z: the objective (a projected method's: on the face of z)."""
         return obj
 
 
-def max_abs(obj, g) -> float:
+def max_abs(obj: Smooth, g: Array) -> float:
     """max|g| as a host scalar (0 for no variables)."""
     return float(obj.xp.abs(g).max()) if obj.n else 0.0
 
 
-def stationarity(obj, z, g):
+def stationarity(obj: Smooth, z: Array, g: Array) -> Array:
     """g, or z - P(z - g) where the objective has a `box` of closed bounds (P projects on
     it): zero exactly at a point that satisfies the first-order conditions."""
     return g if obj.box is None else z - obj.box.project(obj.xp, z - g)
 
 
-def projected_gradient(obj, z, g):
+def projected_gradient(obj: Smooth, z: Array, g: Array) -> tuple[Array, float]:
     """(z - P(z - g), its max|.|) for an objective with a `box` (see `stationarity`); kept
     on `obj` for the last (z, g), since the loop and the face rule of the projected methods
     (`bounds`) both ask at each iterate, whose arrays are new, never changed in place."""
-    last = obj.__dict__.get("_projected")
+    kept = obj.__dict__
+    last = kept.get("_projected")
     if last is not None and last[0] is z and last[1] is g:
         return last[2], last[3]
+    if obj.box is None:
+        raise TypeError("projected_gradient: the objective has no box")
     pg = z - obj.box.project(obj.xp, z - g)
-    obj._projected = (z, g, pg, float(obj.xp.abs(pg).max()) if obj.n else 0.0)
-    return pg, obj._projected[3]
+    kept["_projected"] = (z, g, pg, float(obj.xp.abs(pg).max()) if obj.n else 0.0)
+    return pg, kept["_projected"][3]
 
 
-
-
-@dataclass(frozen=True)
-class Options:
-    """How a solve runs, fixed before it starts (`solvers.api` builds it once; a phase or an
-    inner solve runs on a `dataclasses.replace` copy). What changes during a run lives in
-    `Progress`."""
-
-    gtol: float = 1e-8
-    tol: float = 1e-12
-    max_iter: int = 100
-    c1: float = 1e-4
-    max_trials: int = 40
-    verbose: bool = False
-    callback: Callable[..., object] | None = None
-    sign: float = 1.0             # +1 minimise, -1 maximise: the f shown is sign * the f minimised
-    second_order: bool = True     # check the point found is a minimum (see `certify`)
-    convex: bool = False          # proven convex: every stationary point is a minimum
-    feasibility: float = 1.0      # the augmented Lagrangian holds violations to this share of gtol / 100
-
-
-@dataclass
-class Progress:
-    """The state of one `run` that its tests read (`_more_to_gain`): f at the start of the
-    run, and at the iterate before the current one. Unset (inf), no test asks for more."""
-
-    f_start: float = math.inf
-    f_last: float = math.inf
 
 
 @dataclass
@@ -140,7 +124,7 @@ class Outcome:
     history: list
 
 
-def run(obj, method, z, opts: Options) -> Outcome:
+def run(obj: Smooth, method: Method, z: Array, opts: Options) -> Outcome:
     """Iterate `method` from z until convergence, the limit, a failed search or the callback."""
     clock, history, progress = Clock(), [], Progress()
     s_prev = g_prev = None
@@ -204,8 +188,8 @@ def _follow(method: Method, it: Iteration, verdict: certify.Verdict, status: int
     return status, message, None, None
 
 
-def iterate(obj, method, z, f, g, extra, it: Iteration, opts: Options, clock, k: int,
-            progress: Progress | None = None):
+def iterate(obj: Smooth, method: Method, z: Array, f: float, g: Array, extra: Any, it: Iteration, opts: Options,
+            clock: Clock, k: int, progress: Progress | None = None) -> tuple[int | None, Array, Array]:
     """(None, direction, new point) when a step was found (its size recorded on `it`),
     else (status, None, None). `progress`: the run's (`run`); None outside one."""
     if it.k == 0:

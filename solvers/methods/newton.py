@@ -5,10 +5,13 @@ negative gradient, recording why, when their direction is not a descent directio
 from __future__ import annotations
 
 import math
+from typing import Any
 
+from solvers.methods.history import Clock
 from solvers.methods.linalg import Factor, newton_step, solve
 from solvers.methods.loop import Direction, Method
 from solvers.methods.prefetch import GradientMethod, Prefetch
+from solvers.objective.protocol import Array, Smooth
 
 
 class Newton(Method):
@@ -31,14 +34,14 @@ class Newton(Method):
         self.before = math.inf         # the decrement of the step before that
         self.prefetch = Prefetch() if prefetch else None
 
-    def trial(self, obj, z) -> float:
+    def trial(self, obj: Smooth, z: Array) -> float:
         """The first trial point, evaluated with its gradient and (unless near the
         solution, where it may not be needed) its Hessian: see `prefetch`."""
         if self.prefetch is None:
             return obj.value(z)
         return self.prefetch.trial(obj, z, "grad" if self._near() else "full")
 
-    def evaluate(self, obj, z, last: bool = False):
+    def evaluate(self, obj: Smooth, z: Array, last: bool = False) -> tuple[float, Array, Any]:
         kept = self.prefetch.take(z) if self.prefetch else None
         if last or self._near():
             f, g = kept[:2] if kept else obj.value_grad(z)
@@ -55,7 +58,7 @@ class Newton(Method):
         """After a step away from a saddle: the next iterate builds its own Hessian."""
         self.last, self.before = None, math.inf
 
-    def hessian(self, obj, z, extra):
+    def hessian(self, obj: Smooth, z: Array, extra: Any) -> Any:
         """The Hessian at z: the one evaluated there, else (a stop near the solution
         evaluates none) built now."""
         return obj.value_grad_hess(z)[2] if extra is None or isinstance(extra, float) else extra
@@ -73,7 +76,7 @@ class Newton(Method):
         """g.H^-1 g / 2 with the previous Hessian (nan when there is none)."""
         return math.nan if self.last is None else float(g @ solve(obj.xp, self.last[0], g)) / 2
 
-    def direction(self, obj, z, f, g, H, clock) -> Direction:
+    def direction(self, obj: Smooth, z: Array, f: float, g: Array, H: Any, clock: Clock) -> Direction:
         if isinstance(H, _Chord) and self.last is not None:        # a chord is made only after a step
             factor = self.last[0]
             with clock("solve"):
@@ -111,7 +114,7 @@ class NewtonCG(GradientMethod):
     def __init__(self, max_cg: int | None = None):
         self.max_cg = max_cg
 
-    def direction(self, obj, z, f, g, extra, clock) -> Direction:
+    def direction(self, obj: Smooth, z: Array, f: float, g: Array, extra: Any, clock: Clock) -> Direction:
         with clock("solve"):
             d, iters, curvature = self._cg(obj, z, g)
         if d is None:
@@ -143,7 +146,7 @@ class NewtonCG(GradientMethod):
         return d, limit, False
 
 
-def checked_direction(g, d, tau: float, notes: list, cg: int = 0) -> Direction:
+def checked_direction(g: Array, d: Array, tau: float, notes: list, cg: int = 0) -> Direction:
     """The `Direction` d, or the negative gradient where d is not a descent direction (g.d >= 0)."""
     slope = float(g @ d)
     if not slope < 0:
@@ -151,6 +154,6 @@ def checked_direction(g, d, tau: float, notes: list, cg: int = 0) -> Direction:
     return Direction(d, -slope / 2, tau, notes, cg)
 
 
-def gradient_direction(g, why: str, tau: float = 0.0, cg: int = 0) -> Direction:
+def gradient_direction(g: Array, why: str, tau: float = 0.0, cg: int = 0) -> Direction:
     """The negative gradient as the `Direction`, with a note saying `why`."""
     return Direction(-g, math.nan, tau, [f"{why}: took the negative gradient"], cg, gradient=True)

@@ -9,8 +9,10 @@ its first trial by value only, so a run of rejections wastes at most one evaluat
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from solvers.methods.loop import Method
+from solvers.objective.protocol import Array, Smooth
 
 
 class Prefetch:
@@ -20,7 +22,7 @@ class Prefetch:
         self.point = self.result = None
         self.skip = False
 
-    def trial(self, obj, z, kind: str) -> float:
+    def trial(self, obj: Smooth, z: Array, kind: str) -> float:
         """f at z (inf outside the domain), evaluated as `kind` and kept."""
         if kind == "value" or self.skip or not obj.inside(z):
             self.skip = False
@@ -29,7 +31,7 @@ class Prefetch:
         self.result = obj.value_grad_hess(z) if kind == "full" else (*obj.value_grad(z), None)
         return self.result[0] if math.isfinite(self.result[0]) else math.inf
 
-    def take(self, z):
+    def take(self, z: Array) -> tuple[float, Array, Any] | None:
         """(f, g, H or None) kept at exactly this array z, else None."""
         point, result = self.point, self.result
         self.point = self.result = None
@@ -45,10 +47,10 @@ class GradientMethod(Method):
     """Base of methods whose iterates need f and g only: the first trial of each search is
     evaluated with its gradient, kept for the next iterate."""
 
-    def trial(self, obj, z) -> float:
+    def trial(self, obj: Smooth, z: Array) -> float:
         return self._kept().trial(obj, z, "grad")
 
-    def evaluate(self, obj, z, last: bool = False):
+    def evaluate(self, obj: Smooth, z: Array, last: bool = False) -> tuple[float, Array, Any]:
         kept = self._kept().take(z)
         if kept is not None:
             return kept[0], kept[1], None

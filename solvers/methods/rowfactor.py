@@ -22,19 +22,23 @@ The iterates are NumPy's up to the order of the sums.
 """
 from __future__ import annotations
 
+from typing import Any, Mapping
+
 import dask
 import dask.array as da
 import numpy as np
 
+from solvers.methods.history import Clock
 from solvers.methods.linalg import MAX_SHIFTS, cho_solve, cholesky, newton_shifts
 from solvers.methods.loop import Direction, Method
 from solvers.methods.newton import checked_direction, gradient_direction
+from solvers.objective.protocol import Array, Smooth
 from solvers.objective.smooth import Objective, compiled_program, finite_value
 from solvers.task.distributed import lazily
 from tensorcalc.arrays import is_dask
 
 
-def row_chunks(obj: Objective):
+def row_chunks(obj: Objective) -> Any:
     """The row chunks of `obj`'s one variable when it is a row factor (see the module),
     else None."""
     blocks = compiled_program(obj.task.expr, obj.names, "hess")[1] if len(obj.free) == 1 else None
@@ -65,7 +69,7 @@ class RowObjective:
     def newton(self, gtol: float, tol: float) -> "RowNewton":
         return RowNewton()
 
-    def rows(self, value):
+    def rows(self, value: Any) -> Any:
         """A NumPy or Dask array of the variable's shape, as a Dask array chunked like the
         data's rows, persisted."""
         chunks = (self.chunks,) + tuple((n,) for n in self.shape[1:])
@@ -73,13 +77,13 @@ class RowObjective:
             value.reshape(self.shape).rechunk(chunks)
         return a.persist()
 
-    def pack(self, arrays: dict):
+    def pack(self, arrays: Mapping[str, Array]) -> Array:
         return self.rows(arrays[self.names[0]]).reshape(-1)
 
-    def unpack(self, z) -> dict:
+    def unpack(self, z: Array) -> dict:
         return {self.names[0]: self.rows(z)}
 
-    def value(self, z, overflow: bool = False) -> float:
+    def value(self, z: Array, overflow: bool = False) -> float:
         if not self.obj.inside(z):
             return float("inf")
         self.counts["nfev"] += 1
@@ -87,7 +91,7 @@ class RowObjective:
         f = float(f.compute(optimize_graph=not streamed))
         return f if overflow and f == -float("inf") else finite_value(f)
 
-    def value_grad_hess(self, z):
+    def value_grad_hess(self, z: Array) -> tuple[float, Array, Any]:
         (f, g, H), streamed = self._outputs("hess", z)
         g = g.reshape(self.shape).rechunk((self.chunks,) + tuple((n,) for n in self.shape[1:]))
         H = H.reshape(self.shape[:1] + (self.rest, self.rest)).rechunk((self.chunks, self.rest, self.rest))
@@ -103,7 +107,7 @@ class RowObjective:
         return lazily(program, values)
 
 
-def value_grad(obj: Objective, state: dict):
+def value_grad(obj: Objective, state: dict) -> tuple[float, dict[str, Any]]:
     """(f, gradient by name) of `obj` at `state`, some variables Dask arrays: f and the
     gradients of NumPy variables computed, those of Dask ones persisted on the workers."""
     program, _, invariants = compiled_program(obj.task.expr, obj.names, "grad")
@@ -124,7 +128,7 @@ class RowNewton(Method):
 
     name, newton = "Newton", True
 
-    def direction(self, obj, z, f, g, H, clock) -> Direction:
+    def direction(self, obj: Smooth, z: Array, f: float, g: Array, H: Any, clock: Clock) -> Direction:
         with clock("solve"):
             diag = H.map_blocks(np.diagonal, axis1=1, axis2=2, drop_axis=2, dtype=np.float64)
             low, scale = (float(v) for v in dask.compute(diag.min(), abs(diag).max()))

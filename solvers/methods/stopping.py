@@ -35,10 +35,13 @@ import math
 import warnings
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any, Callable
 
 import numpy as np
 
 from solvers.methods.linalg import Blocks, cholesky
+from solvers.methods.options import Options
+from solvers.objective.protocol import Array, Smooth
 from solvers.task.device import to_host
 
 NEGATIVE = 1e-8      # an eigenvalue below -NEGATIVE * scale is negative curvature
@@ -52,6 +55,8 @@ OPEN = 1e-8                                   # how near a strict bound an infim
 EPS = float(np.finfo(float).eps)
 ROUNDING = 16 * EPS   # the exact checks' relative tolerance (`farkas` per row, `ray` per coordinate)
 LARGEST = 10 ** 6     # at most this many entries in a dense check's matrix (`farkas`, `ray`)
+
+Step = tuple[float, Array, list[tuple[float, float]]]      # (t, d, the line-search trials (t, f))
 
 
 @dataclass
@@ -82,7 +87,8 @@ class Verdict:
     trials: list = field(default_factory=list)
 
 
-def examine(obj, z, f: float, g, hessian, opts, start, travel, stopped: int) -> Verdict:
+def examine(obj: Smooth, z: Array, f: float, g: Array, hessian: Callable[[], Any] | None, opts: Options, start: Array,
+            travel: tuple[Array | None, ...], stopped: int) -> Verdict:
     """The verdict at a point z where a method stopped with `stopped` (0, 1 or 2), having
     started at `start`. `hessian`: the Hessian (dense or Blocks), a function giving it,
     or None (Hessian-vector products). `travel`: directions the iterates moved along
@@ -126,7 +132,7 @@ def _second_order(obj, z, f, g, hessian, opts, start, words) -> Verdict | None:
                    z + t * d, d, t, trials)
 
 
-def curvature(obj, z, H) -> Curvature | None:
+def curvature(obj: Smooth, z: Array, H: Any) -> Curvature | None:
     """The lowest curvature at z; None when it cannot be told (non-finite values)."""
     xp = obj.xp
     if H is not None:
@@ -184,7 +190,7 @@ def _lobpcg(obj, hvp) -> Curvature | None:
     from scipy.sparse.linalg import LinearOperator, lobpcg
     n, xp = obj.n, obj.xp
 
-    def apply(v):
+    def apply(v: Array) -> np.ndarray:
         cols = v.reshape(n, -1)
         return np.stack([to_host(hvp(xp.asarray(c))) for c in cols.T], axis=1).reshape(v.shape)
 
@@ -225,13 +231,14 @@ def _downhill(obj, g, v):
     return v
 
 
-def scale(obj, z, start) -> float:
+def scale(obj: Smooth, z: Array, start: Array) -> float:
     """max(1, |z|, |z - start|) in the infinity norm: the unit of distance of the probes."""
     xp = obj.xp
     return max(1.0, float(xp.abs(z).max()), float(xp.abs(z - start).max()))
 
 
-def escape(obj, z, f, g, v, curve: float, T: float, opts):
+def escape(obj: Smooth, z: Array, f: float, g: Array, v: Array, curve: float, T: float,
+           opts: Options) -> Step | None:
     """(t, v, trials) for the largest t = T / 2^k meeting the negative-curvature
     sufficient-decrease test (k < opts.max_trials; `curve` = v.H v < 0), or None."""
     slope, trials, t = float(g @ v), [], T
@@ -244,7 +251,7 @@ def escape(obj, z, f, g, v, curve: float, T: float, opts):
     return None
 
 
-def probe(obj, z, f, g, v, T: float):
+def probe(obj: Smooth, z: Array, f: float, g: Array, v: Array, T: float) -> Step | None:
     """(t, d, trials) with d = +-v where f falls beyond its first-order term g.d t at
     both t/2 and t (a higher-order saddle), or None."""
     for unit in PROBES:
@@ -257,7 +264,7 @@ def probe(obj, z, f, g, v, T: float):
     return None
 
 
-def no_minimiser(obj, z, f: float, directions, start):
+def no_minimiser(obj: Smooth, z: Array, f: float, directions: list[Array], start: Array) -> tuple[float, float] | None:
     """(f at the farthest probe, its distance) when f falls strictly at every distance of
     RAY along one of `directions` (or until it underflows to exactly 0 and stays there,
     after falling at the first: a separable logistic loss, whose infimum 0 no point
@@ -300,7 +307,7 @@ def _rises_beyond(obj, z, d, unit: float, last: float) -> bool:
     return False
 
 
-def open_bound(obj, z, g, gtol: float) -> list[str]:
+def open_bound(obj: Smooth, z: Array, g: Array, gtol: float) -> list[str]:
     """The variables whose strict bounds (`pos`, `> c`, `< c`) hold the infimum: z sits
     within OPEN (1 + |bound|) of such a bound with the gradient pushing past it, and every
     other coordinate has |g| <= gtol (the KKT conditions of the closed bound). [] where

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Sequence
 
 import numpy as np
 
 import tensorcalc as tc
 from solvers.constrained.space import View, dense
 from solvers.methods.linalg import Blocks
+from solvers.objective.protocol import Array
 from solvers.objective.smooth import Objective
 from solvers.task.distributed import evaluated
 from solvers.task.prepare import Task, variables
@@ -48,7 +50,7 @@ class Part:
         self.whole = self.index.size == obj.offsets[-1]          # every entry of z
         self.index = view.xp.asarray(self.index)
         self.affine = affine_in(constraint.expr, [v.name for v in free])
-        self._linear = None       # (gradient, value - gradient . y) of an affine constraint
+        self._linear: tuple[Array, Array] | None = None     # (gradient, value - gradient . y), affine
 
     def _z(self, y):
         z = self.view.space.lift(y)
@@ -61,12 +63,12 @@ class Part:
         g[self.index] = g_part
         return g
 
-    def value(self, y) -> float:
+    def value(self, y: Array) -> float:
         if self._linear is not None:
             return float(self._linear[0] @ y) + self._linear[1]
         return self.obj.value(self._z(y))
 
-    def value_grad(self, y):
+    def value_grad(self, y: Array) -> tuple[float, Array]:
         """c and its gradient; an affine constraint's gradient is computed once."""
         if self._linear is not None:
             return self.value(y), self._linear[0]
@@ -76,34 +78,35 @@ class Part:
             self._linear = (g, f - float(g @ y))
         return f, g
 
-    def hessian(self, y):
+    def hessian(self, y: Array) -> Array:
         H = self.obj.value_grad_hess(self._z(y))[2]
         xp = self.view.xp
         if isinstance(H, Blocks):
             H = dense(xp, H)
         if not self.whole:
-            full = xp.zeros((self.view.obj.n, self.view.obj.n))
+            n = self.view.obj.offsets[-1]                   # z's entries
+            full = xp.zeros((n, n))
             full[self.index[:, None], self.index[None, :]] = H
             H = full
         return self.view.space.hess(H)
 
-    def hvp(self, y, v):
+    def hvp(self, y: Array, v: Array) -> Array:
         part = self.view.space.lift(v)
         part = part if self.whole else part[self.index]
         return self.view.space.grad(self._scatter(self.obj.hvp(self._z(y), part)))
 
     # ------------------------------------------------------------------ as one row
-    def values(self, y):
+    def values(self, y: Array) -> Array:
         return self.view.xp.asarray([self.value(y)], dtype=float)
 
-    def values_jacobian(self, y):
+    def values_jacobian(self, y: Array) -> tuple[Array, Array]:
         f, g = self.value_grad(y)
         return self.view.xp.asarray([f], dtype=float), g[None, :]
 
-    def row_hessian(self, y, w):
+    def row_hessian(self, y: Array, w: Array) -> Array:
         return float(w[0]) * self.hessian(y)
 
-    def row_hvp(self, y, v, w):
+    def row_hvp(self, y: Array, v: Array, w: Array) -> Array:
         return float(w[0]) * self.hvp(y, v)
 
 
@@ -120,7 +123,7 @@ class Rows:
         self.part = Part(task, constraint, view)          # packing, data, coordinates
         self.program = _rows_program(constraint.expr, names)
         self.affine = self.part.affine
-        self._linear = None
+        self._linear: tuple[Array, Array] | None = None
         c = self._evaluate(y0)[0]
         self.shape, self.rows = tuple(c.shape), int(c.size)
         self.weight = _fresh("w_rows", tuple(task.fixed) + tuple(v.name for v in task.free))
@@ -137,10 +140,10 @@ class Rows:
         J = xp.concatenate([d.reshape(rows, -1) for d in grads], axis=1) if grads else xp.zeros((rows, 0))
         return c, J
 
-    def values(self, y):
+    def values(self, y: Array) -> Array:
         return self.values_jacobian(y)[0]
 
-    def values_jacobian(self, y):
+    def values_jacobian(self, y: Array) -> tuple[Array, Array]:
         """(c, J): the rows' values and their gradients in y (rows x n)."""
         if self._linear is not None:
             J, offset = self._linear
@@ -159,11 +162,11 @@ class Rows:
             full[:, part.index] = J
         return full if space.identity else full[:, space.up] + space.twin * full[:, space.down]
 
-    def row_hessian(self, y, w):
+    def row_hessian(self, y: Array, w: Array) -> Array:
         self.weighted.obj.set_fixed(self.weight, w.reshape(self.shape))
         return self.weighted.hessian(y)
 
-    def row_hvp(self, y, v, w):
+    def row_hvp(self, y: Array, v: Array, w: Array) -> Array:
         self.weighted.obj.set_fixed(self.weight, w.reshape(self.shape))
         return self.weighted.hvp(y, v)
 
@@ -186,12 +189,12 @@ class Constraints:
         self.equality = view.xp.asarray(np.repeat([c.kind == "==" for c in task.constraints], sizes).astype(bool))
         self.m = int(sum(sizes))
 
-    def values(self, y):
+    def values(self, y: Array) -> Array:
         if not self.parts:
             return self.xp.zeros(0)
         return self.xp.concatenate([p.values(y).reshape(-1) for p in self.parts])
 
-    def values_jacobian(self, y):
+    def values_jacobian(self, y: Array) -> tuple[Array, Array]:
         """(c, J): every value, and the gradients as the rows of J (m x n)."""
         if not self.parts:
             return self.xp.zeros(0), self.xp.zeros((0, self.view.n))
@@ -199,14 +202,14 @@ class Constraints:
         return (self.xp.concatenate([c.reshape(-1) for c, _ in pairs]),
                 self.xp.concatenate([J.reshape(-1, self.view.n) for _, J in pairs]))
 
-    def hessian(self, y, weights):
+    def hessian(self, y: Array, weights: Array) -> Array:
         """sum_j w_j H_j (n x n), zero when every weighted constraint is affine."""
         H = self.xp.zeros((self.view.n, self.view.n))
         for p, w in self._weighted(weights):
             H += p.row_hessian(y, w)
         return H
 
-    def hvp(self, y, v, weights):
+    def hvp(self, y: Array, v: Array, weights: Array) -> Array:
         out = self.xp.zeros(self.view.n)
         for p, w in self._weighted(weights):
             out += p.row_hvp(y, v, w)
@@ -220,7 +223,7 @@ class Constraints:
             if not p.affine and bool((w != 0).any()):
                 yield p, self.xp.asarray(w)
 
-    def multipliers(self, rows) -> dict:
+    def multipliers(self, rows: Array) -> dict:
         """Row multipliers by label: a number per scalar constraint, an array of the
         constraint's shape per tensor one."""
         host = np.asarray(_host(rows))
@@ -230,7 +233,7 @@ class Constraints:
     def affine(self) -> bool:
         return all(p.affine for p in self.parts)
 
-    def violation(self, c) -> float:
+    def violation(self, c: Array) -> float:
         """The largest violation among the values c (inequalities above 0, equalities off 0)."""
         if not self.m:
             return 0.0
@@ -253,7 +256,7 @@ def _rows_program(expr: Expr, names: tuple[str, ...]):
     return tc.compile([expr, *(tc.derivative(expr, found[n]) for n in names)])
 
 
-def bound_violation(view: View, y) -> float:
+def bound_violation(view: View, y: Array) -> float:
     """The largest distance of y outside the closed bounds and the cones (0 inside)."""
     xp, worst = view.xp, 0.0
     if view.box is not None and view.n:
@@ -270,7 +273,7 @@ def _host(weights):
     return [float(w) for w in (weights.get() if hasattr(weights, "get") else weights)]
 
 
-def affine_in(expr: Expr, names) -> bool:
+def affine_in(expr: Expr, names: Sequence[str]) -> bool:
     """Whether `expr` is affine in the variables `names` (those it does not read count as
     affine): no gradient reads one of them. (A zero symbolic Hessian would not do: relu
     and abs have one and are not affine.)"""

@@ -16,13 +16,13 @@ compiles nothing:
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, Mapping, NamedTuple
 
 import tensorcalc as tc
 from convexcheck.problem.admissible import in_bounds
 from solvers.methods.linalg import Blocks
 from solvers.objective.hoist import hoist
-from solvers.objective.protocol import Box
+from solvers.objective.protocol import Array, Box
 from solvers.objective.structure import block_form
 from solvers.task.device import to_device
 from solvers.task.distributed import evaluated, kept, placed
@@ -54,7 +54,7 @@ class Objective:
         self._programs: dict[str, tuple] = {}          # by kind: `compiled_program`'s answer
         self._local = not any(map(is_dask, self.fixed.values()))   # no Dask data: no dask.compute
 
-    def set_fixed(self, name: str, array) -> None:
+    def set_fixed(self, name: str, array: Any) -> None:
         """Hold the fixed array `name` at a new value of the same shape (block methods);
         a Dask array (a row factor on the workers) is kept as it is."""
         self.fixed[name] = placed(self.xp, name, array) if is_dask(array) else to_device(self.xp, array)
@@ -63,22 +63,22 @@ class Objective:
         self._local = not any(map(is_dask, self.fixed.values()))
 
     # ------------------------------------------------------------------ packing
-    def pack(self, arrays: dict):
+    def pack(self, arrays: Mapping[str, Array]) -> Array:
         parts = [to_device(self.xp, arrays[v.name]).reshape(-1) for v in self.free]
         return parts[0].copy() if len(parts) == 1 else self.xp.concatenate(parts)
 
-    def unpack(self, z) -> dict:
+    def unpack(self, z: Array) -> dict:
         return {name: z[a:b].reshape(shape) for name, a, b, shape in self._slots}
 
     def _values(self, z, extra=None) -> dict:
         return {**self.fixed, **self.unpack(z), **(extra or {})}
 
-    def inside(self, z) -> bool:
+    def inside(self, z: Array) -> bool:
         """Whether z meets the declared bounds of the free variables."""
         return all(in_bounds(attributes, z[a:b]) for attributes, a, b in self._limits)
 
     # ------------------------------------------------------------------ evaluations
-    def value(self, z, overflow: bool = False) -> float:
+    def value(self, z: Array, overflow: bool = False) -> float:
         """f(z), inf outside the domain; with `overflow`, -inf where f overflows downwards."""
         if not self.inside(z):
             return math.inf
@@ -86,13 +86,13 @@ class Objective:
         f = float(self._call("value", z)[0])
         return f if overflow and f == -math.inf else finite_value(f)
 
-    def value_grad(self, z):
+    def value_grad(self, z: Array) -> tuple[float, Array]:
         f, *grads = self._call("grad", z)
         self.counts["nfev"] += 1
         self.counts["njev"] += 1
         return finite_value(f), self._flat(grads)
 
-    def value_grad_hess(self, z):
+    def value_grad_hess(self, z: Array) -> tuple[float, Array, Any]:
         f, *rest = self._call("hess", z)
         k = len(self.free)
         grads, hess = rest[:k], rest[k:]
@@ -100,7 +100,7 @@ class Objective:
             self.counts[key] += 1
         return finite_value(f), self._flat(grads), self._hessian(hess)
 
-    def hvp(self, z, v):
+    def hvp(self, z: Array, v: Array) -> Array:
         self.counts["nhev"] += 1
         directions = {d: part for d, part in zip(_directions(self.names), self.unpack(v).values())}
         return self._flat(self._call("hvp", z, directions))
@@ -181,7 +181,7 @@ def _layout(free: tuple) -> _Layout:
                    tuple((*ends[i], *ends[j]) for i, j in _pairs(len(free))))
 
 
-def finite_value(value) -> float:
+def finite_value(value: Any) -> float:
     """`value` as a float, +inf where it is not finite (NaN, -inf: outside the domain)."""
     f = float(value)
     return f if math.isfinite(f) else math.inf
@@ -219,7 +219,8 @@ def block_axis(expr: Expr, names: tuple[str, ...]) -> int | None:
 
 
 @memoized(maxsize=64)
-def compiled_program(expr: Expr, names: tuple[str, ...], kind: str, orders: tuple[int, ...] = ()):
+def compiled_program(expr: Expr, names: tuple[str, ...], kind: str,
+                     orders: tuple[int, ...] = ()) -> tuple[Any, Any, dict[str, Expr]]:
     """(compiled function, block structure or None, hoisted invariants by name) for one
     kind of evaluation; the invariants are computed once (`hoist`) and passed back in.
     `orders`, one per name, lets a variable the expression does not read (one only the

@@ -19,9 +19,11 @@ are not Dask arrays or the objective has no such structure (trials then call obj
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import tensorcalc as tc
 from solvers.objective.hoist import hoist
+from solvers.objective.protocol import Array, Smooth
 from solvers.objective.smooth import Objective
 from solvers.task.distributed import client, evaluated, fits, persisted
 from tensorcalc import dag
@@ -31,7 +33,7 @@ from tensorcalc.graph import rewrite
 from tensorcalc.memo import memoized
 
 
-def along(obj, z, d):
+def along(obj: Smooth, z: Array, d: Array) -> Callable[[float, Array], float] | None:
     """f(z + t d) as a function of (t, point) for the trials of one direction, or None
     (see the module)."""
     if type(obj) is not Objective or not any(map(is_dask, obj.fixed.values())):

@@ -2,6 +2,11 @@
 on disk) and the warning a result carries where it is not proven convex."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from convexcheck.report import Report
+
 from typing import NamedTuple
 
 from convexcheck import analyze
@@ -43,7 +48,7 @@ class _Analysed(NamedTuple):
     complete: bool
 
     @classmethod
-    def of(cls, report) -> "_Analysed":
+    def of(cls, report: Report) -> "_Analysed":
         return cls(report.verdict, report.budget_spent is None)
 
 

@@ -6,6 +6,9 @@ objective value, max|g|, the line-search test), and the solution comes back at t
 """
 from __future__ import annotations
 
+from types import ModuleType
+from typing import Any
+
 import numpy as np
 
 from solvers.task.prepare import SolverError
@@ -13,7 +16,7 @@ from solvers.task.prepare import SolverError
 DEVICES = ("cpu", "gpu")
 
 
-def array_module(device: str):
+def array_module(device: str) -> ModuleType:
     """NumPy for "cpu", CuPy for "gpu"; a clear SolverError when no GPU can be used."""
     if device == "cpu":
         return np
@@ -34,12 +37,12 @@ def array_module(device: str):
     return cupy
 
 
-def to_device(xp, array):
+def to_device(xp: ModuleType, array: Any) -> Any:
     """`array` as a float64 array of module `xp` (one copy to the device for CuPy)."""
     return xp.asarray(array, dtype=xp.float64)
 
 
-def to_host(array) -> np.ndarray:
+def to_host(array: Any) -> np.ndarray:
     """A NumPy copy of a NumPy or CuPy array."""
     get = getattr(array, "get", None)
     return np.array(get() if callable(get) else array, dtype=np.float64)

@@ -26,7 +26,8 @@ Dask is imported only when a Dask array is seen; `pip install 'convexcheck[dask]
 from __future__ import annotations
 
 import uuid
-from typing import Any, Mapping
+from types import ModuleType
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -39,7 +40,7 @@ REDUCED_BYTES = 1 << 26        # a hoisted invariant this small, in one block, c
 ROOM = 0.5                     # the share of the workers' memory persisted data may take
 
 
-def lazy(value, where: str):
+def lazy(value: Any, where: str) -> Any:
     """`value` (a Dask array) as float64, checked without computing: real dtype, known
     chunk sizes."""
     if not hasattr(value, "chunks"):
@@ -125,7 +126,7 @@ def fits(nbytes: int) -> bool:
     return bool(limits) and (0 in limits or nbytes <= ROOM * sum(limits))
 
 
-def client():
+def client() -> Any:
     """The active `dask.distributed` client, or None (none started, or distributed not installed)."""
     try:
         from distributed import default_client
@@ -134,7 +135,7 @@ def client():
         return None
 
 
-def placed(xp, name: str, array):
+def placed(xp: ModuleType, name: str, array: Any) -> Any:
     """A data array as the objective keeps it: a Dask array as it is (CPU only)."""
     if xp is not np:
         raise SolverError(f"data[{name!r}] is a Dask array: solve with device='cpu' (the chunks "
@@ -142,7 +143,7 @@ def placed(xp, name: str, array):
     return array
 
 
-def evaluated(program, values: dict):
+def evaluated(program: Callable[[dict[str, Any]], Any], values: dict) -> Any:
     """program(values), every Dask output computed in one `dask.compute`.
 
     The Dask inputs are first renamed for this evaluation (one task per chunk handing the
@@ -159,7 +160,7 @@ def evaluated(program, values: dict):
     return dask.compute(*outputs, optimize_graph=not streamed)
 
 
-def lazily(program, values: dict):
+def lazily(program: Callable[[dict[str, Any]], Any], values: dict) -> tuple[Any, bool]:
     """(program's outputs as Dask graphs, computed nothing; whether an input is streamed):
     the inputs renamed for this evaluation, as `evaluated` computes them. The caller
     computes or persists the outputs, with graph optimisation only when not streamed."""
@@ -169,7 +170,7 @@ def lazily(program, values: dict):
     return program(values), streamed
 
 
-def persisted(a) -> bool:
+def persisted(a: Any) -> bool:
     """Whether the graph of `a` is its chunks only (persisted, or futures)."""
     return len(a.__dask_graph__()) == a.npartitions
 
@@ -182,7 +183,7 @@ def _same(block):
     return block
 
 
-def kept(value):
+def kept(value: Any) -> Any:
     """A hoisted invariant as the solve keeps it (see the module docstring)."""
     if not is_dask(value):
         return value
