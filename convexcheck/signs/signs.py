@@ -20,6 +20,7 @@ from collections.abc import Callable
 from convexcheck.problem.model import Attributes
 from convexcheck.signs.definite import Cone, cone
 from convexcheck.signs.definite import form as square_form
+from convexcheck.signs.factoring import common_factor, divide, on_letters, past, summed_axes
 from convexcheck.signs.intervals import (
     ANY,
     HALF_PI,
@@ -291,8 +292,8 @@ class Signs:
             if not isinstance(f.node, (Sum, Product)):
                 continue
             try:
-                start = _past(m.factors, k)
-                parts = [_on_letters(b, f.letters, start) for b in self.expander.expand(f.node)]
+                start = past(m.factors, k)
+                parts = [on_letters(b, f.letters, start) for b in self.expander.expand(f.node)]
             except TooLarge:
                 continue
             if not all(self.monomial(b, k).nonneg for b in parts):
@@ -302,7 +303,7 @@ class Signs:
                 if q == 1 and b.coef > 0 and canonical(others, k) == canonical(list(b.factors), k):
                     return mul(point(m.coef), Interval(0.0, recip(point(b.coef)).hi, _nz(self.monomial(b, k))))
             for b in sorted(parts, key=lambda b: -len(b.factors)):
-                left = _divide(others, b.factors, q, start)
+                left = divide(others, b.factors, q, start)
                 if left is not None and b.coef > 0:
                     # (b / B)^q, > 0 where b is
                     share = Interval(0.0, power(point(b.coef), -q).hi, _nz(self.monomial(b, k)))
@@ -324,7 +325,7 @@ class Signs:
                         return None
                     opened = True
                     try:
-                        inner = [_on_letters(b, f.letters, k) for b in self.expander.expand(f.node)]
+                        inner = [on_letters(b, f.letters, k) for b in self.expander.expand(f.node)]
                     except TooLarge:
                         return None
                     if len(terms) * len(inner) ** int(f.power) + len(out) > MAX_OPEN:
@@ -337,58 +338,8 @@ class Signs:
         return collect(out) if opened else None
 
 
-def summed_axes(m: Monomial, k: int) -> dict:
-    """The summed letters of a monomial (letters >= k) with the axis each one runs over."""
-    return {c: f.node.axes[j] for f in m.factors for j, c in enumerate(f.letters) if c >= k}
-
-
 def _guarded(node: Gather) -> bool:
     return any(d != 1 for _, _, d in node.rows)
-
-
-def _past(factors, k: int) -> int:
-    """A letter above every letter of `factors` and every output letter 0..k-1."""
-    return 1 + max([k] + [c for f in factors for c in f.letters])
-
-
-def _on_letters(b: Monomial, letters: tuple[int, ...], start: int) -> Monomial:
-    """A node's monomial (outputs 0..r-1) with its outputs renamed to `letters` and its
-    summed letters c moved to start + c (start: past every letter the caller uses)."""
-    rename = dict(enumerate(letters))
-    return Monomial(b.coef, tuple(Factor(f.node, tuple(rename.get(c, start + c) for c in f.letters), f.power)
-                                  for f in b.factors))
-
-
-def _divide(factors: list[Factor], by: tuple[Factor, ...], q: int, start: int) -> list[Factor] | None:
-    """factors / by^q when every factor of `by` (on output letters only: none >= start)
-    occurs with at least q times its power; None otherwise."""
-    have = {(f.node, f.letters): f.power for f in factors}
-    for g in by:
-        if any(c >= start for c in g.letters):
-            return None
-        key = (g.node, g.letters)
-        if key not in have or have[key] * g.power < 0 or abs(have[key]) < abs(g.power * q):
-            return None
-        have[key] -= g.power * q
-    return [Factor(n, lt, p) for (n, lt), p in have.items() if p != 0.0]
-
-
-def common_factor(monomials: list[Monomial], k: int) -> tuple[list[Factor], list[Monomial]]:
-    """Atoms on output letters present in every monomial, at their least power, taken out."""
-    shared = None
-    for m in monomials:
-        here = {(f.node, f.letters): f.power for f in m.factors if all(c < k for c in f.letters)}
-        shared = here if shared is None else {key: min(p, here[key]) for key, p in shared.items() if key in here}
-    common = [Factor(n, lt, p) for (n, lt), p in (shared or {}).items() if p != 0.0]
-    if not common:
-        return [], monomials
-    take = {(f.node, f.letters): f.power for f in common}
-    rest = []
-    for m in monomials:
-        fs = tuple(Factor(f.node, f.letters, f.power - take.get((f.node, f.letters), 0.0))
-                   if all(c < k for c in f.letters) else f for f in m.factors)
-        rest.append(Monomial(m.coef, tuple(f for f in fs if f.power != 0.0)))
-    return common, collect(rest)
 
 
 def _partners(facts: dict[Expr, Interval]) -> dict[Expr, list[Expr]]:
