@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Callable
+from typing import Callable, Mapping
 
 from solvers.constrained.bounds import Projected
 from solvers.constrained.kkt import Solved, bound_duals, finish
@@ -72,7 +72,7 @@ class Augmented:
         self.mult = xp.zeros(m)          # lam for the inequalities, nu for the equalities
         self.rho = rho
 
-    def pack(self, arrays: dict[str, Array]) -> Array:
+    def pack(self, arrays: Mapping[str, Array]) -> Array:
         return self.view.pack(arrays)
 
     def unpack(self, y: Array) -> dict[str, Array]:
@@ -147,7 +147,7 @@ class Scaled:
         b = aug.box
         self.box = None if b is None else Box(b.lower / s, b.upper / s, b.above / s, b.below / s)
 
-    def pack(self, arrays: dict[str, Array]) -> Array:
+    def pack(self, arrays: Mapping[str, Array]) -> Array:
         return self.aug.pack(arrays) / self.s
 
     def unpack(self, u: Array) -> dict[str, Array]:

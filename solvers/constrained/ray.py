@@ -65,20 +65,9 @@ def unbounded(view: View, cons: Constraints, y: np.ndarray, y0: np.ndarray) -> t
     unit = certify.scale(view, p, y0)
     if not all(_holds(view, cons, absJ, p + (r * unit) * d) for r in certify.RAY + certify.BEYOND):
         return None
-    closed = _Closed(view)
+    closed = View(view.obj, closed=True)
     found = certify.no_minimiser(closed, p, closed.value(p), [d], y0)
     return None if found is None else (*found, certify.BEYOND[-1] * unit)
-
-
-class _Closed:
-    """The view's objective on the closed cones (a point on a cone's boundary, where the
-    view says inf, is as feasible as `_holds` says): what `certify.no_minimiser` probes."""
-
-    def __init__(self, view: View):
-        self.view, self.xp, self.n = view, view.xp, view.n
-
-    def value(self, y: np.ndarray, overflow: bool = False) -> float:
-        return self.view.obj.value(self.view.space.lift(y), overflow)
 
 
 def _offset(cons: Constraints, E: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Protocol, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 import numpy as np
 
@@ -64,7 +64,7 @@ class Entries(Protocol):
     def offsets(self) -> Sequence[int]:
         """Where each variable starts in z, and the end."""
 
-    def pack(self, arrays: dict[str, Array]) -> Array: ...
+    def pack(self, arrays: Mapping[str, Array]) -> Array: ...
 
     def unpack(self, z: Array) -> dict[str, Array]: ...
 
@@ -209,14 +209,16 @@ def dense(xp: ArrayModule, H: Blocks) -> Array:
 
 class View:
     """An `Objective` in the coordinates y of its `Space`, with its `Box` of closed
-    bounds (None when there is none) and cones kept by `inside`."""
+    bounds (None when there is none) and cones kept by `inside`. With `closed`, the cones
+    are taken as closed sets: `value` does not test them (a point on a cone's boundary,
+    where rounding may leave an iterate, is then as good as any: what `ray` probes)."""
 
-    def __init__(self, obj: Entries):
-        self.obj, self.xp, self.counts = obj, obj.xp, obj.counts
+    def __init__(self, obj: Entries, closed: bool = False):
+        self.obj, self.xp, self.counts, self.closed = obj, obj.xp, obj.counts, closed
         self.space, self.box = _layout(tuple(obj.free), tuple(obj.offsets), obj.xp)
         self.n, self.free, self.names = self.space.n, obj.free, obj.names
 
-    def pack(self, arrays: dict[str, Array]) -> Array:
+    def pack(self, arrays: Mapping[str, Array]) -> Array:
         return self.space.reduce(self.obj.pack(arrays))
 
     def unpack(self, y: Array) -> dict[str, Array]:
@@ -233,7 +235,7 @@ class View:
         return self.obj.inside(self.space.lift(y)) and self.space.in_cones(y)
 
     def value(self, y: Array, overflow: bool = False) -> float:
-        if self.space.cones and not self.space.in_cones(y):
+        if self.space.cones and not self.closed and not self.space.in_cones(y):
             return math.inf
         return self.obj.value(self.space.lift(y), overflow)
 
