@@ -32,6 +32,13 @@ class Status(enum.IntEnum):
     INFEASIBLE = 6
     """The constraints have no common point (a certificate of infeasibility was found)."""
 
+    def __str__(self) -> str:
+        """The number, as Python 3.11's IntEnum prints it (3.10's printed the name)."""
+        return int.__repr__(self)
+
+    def __format__(self, spec: str) -> str:
+        return int.__format__(self, spec)
+
 
 class Family(enum.Enum):
     """Which iteration wrote a message: the wordings differ between the descent loop

@@ -31,7 +31,7 @@ from solvers.methods.loop import MAX_ESCAPES, Options, close, iterate, max_abs
 from solvers.methods.newton import Newton
 from solvers.objective.protocol import Array
 from solvers.objective.smooth import Objective
-from solvers.result import Family, status_message
+from solvers.result import Family, Status, status_message
 from solvers.task.convexity import convexity_of
 from solvers.task.device import array_module, to_host
 from solvers.task.prepare import SolverError, prepare, read, refuse_constraints, translated
@@ -127,7 +127,8 @@ def _value_grad(obj: Objective, state: dict):
     return f, obj.unpack(g)
 
 
-def _solve(objs, blocks, state, sweeps: int, opts: Options, joint: Objective):
+def _solve(objs: list, blocks: list[tuple[str, ...]], state: dict, sweeps: int, opts: Options,
+           joint: Objective) -> tuple[Status, str, list[Iteration]]:
     """(status, message, history): sweeps until they stop, the joint point examined
     there, and sweeps again after each step away from a joint saddle."""
     clock = Clock()
@@ -155,7 +156,8 @@ def _solve(objs, blocks, state, sweeps: int, opts: Options, joint: Objective):
     raise AssertionError("unreachable: the last examination returns")
 
 
-def _sweeps(objs, blocks, state, sweeps: int, opts: Options, clock: Clock, history: list) -> int:
+def _sweeps(objs: list, blocks: list[tuple[str, ...]], state: dict, sweeps: int, opts: Options, clock: Clock,
+            history: list[Iteration]) -> Status:
     kept = None
     for _ in range(sweeps):
         done = True
@@ -166,12 +168,12 @@ def _sweeps(objs, blocks, state, sweeps: int, opts: Options, clock: Clock, histo
             it.block = ",".join(block)
             history.append(it)
             close(it, clock, opts)
-            if status == 2:
-                return 2
-            done = done and status == 0
+            if status == Status.LINE_SEARCH_FAILED:
+                return Status.LINE_SEARCH_FAILED
+            done = done and status == Status.CONVERGED
         if done:
-            return 0
-    return 1
+            return Status.CONVERGED
+    return Status.ITERATION_LIMIT
 
 
 def _step(obj, state: dict, opts: Options, clock: Clock, k: int, kept=None):

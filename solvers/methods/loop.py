@@ -24,6 +24,7 @@ from solvers.task.prepare import SolverError
 
 MAX_ESCAPES = 10     # steps away from saddle points in one solve
 EPS = 2.0 ** -52
+UNFINISHED = (Status.ITERATION_LIMIT, Status.LINE_SEARCH_FAILED)   # stops that may be at an open bound
 ROUNDING = math.sqrt(EPS)  # a Newton step this small relative to x is rounding (`_at_rounding_level`)
 ROUNDED = "converged at the rounding level: Newton's step moves no entry beyond sqrt(eps) of x"
 BY_SLOPE = "step accepted by its slope: its change of f is within f's rounding (approximate Wolfe)"
@@ -119,7 +120,7 @@ class Outcome:
     z: object
     f: float
     g: object
-    status: int
+    status: Status
     message: str
     history: list
 
@@ -144,15 +145,15 @@ def run(obj: Smooth, method: Method, z: Array, opts: Options) -> Outcome:
         status, d, d_point = iterate(obj, method, z, f, g, extra, it, opts, clock, k, progress)
         progress.f_last = f
         message = _message(status, method, it, f) if status is not None else None
-        if status in (0, 1, 2):
+        if status in (Status.CONVERGED, Status.ITERATION_LIMIT, Status.LINE_SEARCH_FAILED):
             with clock("eval"):
                 verdict = certify.examine(method.face(obj, z, g), z, f, g, lambda: method.hessian(obj, z, extra),
                                           opts, start, (s_prev, z - start), status)
             leave = verdict.point is not None and k < opts.max_iter and escapes < MAX_ESCAPES
             escapes += leave
             status, message, d, d_point = _follow(method, it, verdict, status, message, leave)
-        if status in (1, 2) and (held := certify.open_bound(obj, z, g, opts.gtol)):
-            status, message = 5, _open_message(held, opts.sign, f)
+        if status in UNFINISHED and (held := certify.open_bound(obj, z, g, opts.gtol)):
+            status, message = Status.NO_MINIMISER, _open_message(held, opts.sign, f)
         if status is not None:
             close(it, clock, opts)
             return Outcome(z, f, g, status, message or "", history)
@@ -171,8 +172,8 @@ def run(obj: Smooth, method: Method, z: Array, opts: Options) -> Outcome:
     raise AssertionError("unreachable: the last iteration returns")
 
 
-def _follow(method: Method, it: Iteration, verdict: certify.Verdict, status: int, message: str | None,
-            leave: bool) -> tuple[int | None, str | None, Array, Array]:
+def _follow(method: Method, it: Iteration, verdict: certify.Verdict, status: Status, message: str | None,
+            leave: bool) -> tuple[Status | None, str | None, Array, Array]:
     """(status, message, direction, point) after `certify.examine`: status None and the
     step away from a saddle when `leave` (recorded on `it`; the method starts afresh),
     else the verdict's status and message where they differ from the method's."""
@@ -189,28 +190,28 @@ def _follow(method: Method, it: Iteration, verdict: certify.Verdict, status: int
 
 
 def iterate(obj: Smooth, method: Method, z: Array, f: float, g: Array, extra: Any, it: Iteration, opts: Options,
-            clock: Clock, k: int, progress: Progress | None = None) -> tuple[int | None, Array, Array]:
+            clock: Clock, k: int, progress: Progress | None = None) -> tuple[Status | None, Array, Array]:
     """(None, direction, new point) when a step was found (its size recorded on `it`),
     else (status, None, None). `progress`: the run's (`run`); None outside one."""
     if it.k == 0:
         _check_start(f, it.gmax)
     if it.gmax == 0.0:
         it.decrement = 0.0
-        return 0, None, None
+        return Status.CONVERGED, None, None
     dr = method.direction(obj, z, f, g, extra, clock)
     it.decrement, it.damping, it.fallbacks, it.cg = dr.decrement, dr.damping, dr.fallbacks, dr.cg
     converged = it.gmax <= opts.gtol and (math.isnan(dr.decrement) or dr.decrement <= opts.tol)
     if converged and not _more_to_gain(obj, f, g, dr, progress or Progress(), k):
-        return 0, None, None
+        return Status.CONVERGED, None, None
     if not converged and _at_rounding_level(obj, z, f, g, dr):
         it.fallbacks.append(ROUNDED)
-        return 0, None, None
+        return Status.CONVERGED, None, None
     if k == opts.max_iter:
-        return 0 if converged else 1, None, None
+        return Status.CONVERGED if converged else Status.ITERATION_LIMIT, None, None
     with clock("eval"):
         search = _search(obj, z, f, g, dr, method, opts, it)
     if search is None:
-        return 0 if converged else 2, None, None
+        return Status.CONVERGED if converged else Status.LINE_SEARCH_FAILED, None, None
     it.step = search[0]
     return None, search[1], search[2]
 
@@ -327,8 +328,8 @@ def _open_message(names: list[str], sign: float, f: float) -> str:
             f"(`nonneg`, `>= c`) to reach it")
 
 
-def _message(status: int, method, it: Iteration, f: float) -> str:
-    if status == 0 and ROUNDED in it.fallbacks:
+def _message(status: Status, method: Method, it: Iteration, f: float) -> str:
+    if status == Status.CONVERGED and ROUNDED in it.fallbacks:
         return (f"converged to float64's precision: max|g| = {it.gmax:.3g} > gtol, but Newton's step moves "
                 f"no entry beyond sqrt(eps) of x and predicts a decrease under f's rounding (the "
                 f"objective's scale is {abs(f):.3g})")

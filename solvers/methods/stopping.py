@@ -42,6 +42,7 @@ import numpy as np
 from solvers.methods.linalg import Blocks, cholesky
 from solvers.methods.options import Options
 from solvers.objective.protocol import Array, Smooth
+from solvers.result import Status
 from solvers.task.device import to_host
 
 NEGATIVE = 1e-8      # an eigenvalue below -NEGATIVE * scale is negative curvature
@@ -74,11 +75,11 @@ class Curvature:
 
 @dataclass
 class Verdict:
-    """status 0 (a minimum as far as checked), 4 (not a local minimum) or 5 (no
-    minimiser), with the `message` of a stop there; `point`: a lower point to continue
+    """The status of the stop examined (a minimum as far as checked), NOT_A_MINIMUM or
+    NO_MINIMISER, with the `message` of a stop there; `point`: a lower point to continue
     from instead (the step t along `d`, the trials, and a `note` saying why), or None."""
 
-    status: int
+    status: Status
     message: str = ""
     note: str = ""
     point: object = None
@@ -101,11 +102,11 @@ def examine(obj: Smooth, z: Array, f: float, g: Array, hessian: Callable[[], Any
     ray = no_minimiser(obj, z, f, [d for d in travel if d is not None], start)
     if ray is not None:
         far, distance = ray
-        return Verdict(5, f"stopped: no {words['min']}imiser: the objective keeps {words['falling']} "
+        return Verdict(Status.NO_MINIMISER, f"stopped: no {words['min']}imiser: the objective keeps {words['falling']} "
                           f"along the direction of travel, from {opts.sign * f:.6g} at the point found to "
                           f"{opts.sign * far:.6g} at distance {distance:.3g} from it; it is unbounded "
                           f"{words['below']} or its {words['inf']} is not attained")
-    return Verdict(stopped)
+    return Verdict(Status(stopped))
 
 
 def _second_order(obj, z, f, g, hessian, opts, start, words) -> Verdict | None:
@@ -126,9 +127,9 @@ def _second_order(obj, z, f, g, hessian, opts, start, words) -> Verdict | None:
         if found is None:
             return None
     if found is None:
-        return Verdict(4, f"stopped at {why}; no step along that direction decreased f")
+        return Verdict(Status.NOT_A_MINIMUM, f"stopped at {why}; no step along that direction decreased f")
     t, d, trials = found
-    return Verdict(4, f"stopped at {why}", f"left {why}: stepped {t:.3g} along that direction",
+    return Verdict(Status.NOT_A_MINIMUM, f"stopped at {why}", f"left {why}: stepped {t:.3g} along that direction",
                    z + t * d, d, t, trials)
 
 
