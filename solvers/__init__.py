@@ -12,18 +12,20 @@
     >>> np.round(result.x["x"], 6).tolist()     # A^-1 b
     [0.2, 0.6]
 
-Stages: `data` (checked inputs) -> `objective` (compiled value, gradient, Hessian or its
-blocks, Hessian-vector products, on NumPy or CuPy) -> a method (`newton`, `firstorder`)
-driven by `loop` with `linesearch` and `linalg` -> `api.minimize`; `alternate` runs
-block-coordinate Newton (one Newton step per block of variables in turn). Constraints,
-closed bounds and matrix variables go through `constrained`: `space` (symmetric
-coordinates, cones), `bounds` (projected methods), `constraints` (compiled c(x)),
-`interior` with `pathfollow` and `cone` (the interior-point method), `lagrangian`
-(the augmented Lagrangian).
+Stages, bottom to top (`tests/test_imports.py` checks that imports only look down):
+`result` (the result type, `Status` and its messages) -> `task` (the checked `Task`:
+`prepare.read`, the start, Dask data placement, `reductions`) -> `objective` (compiled
+value, gradient, Hessian or its blocks, Hessian-vector products on NumPy or CuPy; the
+`protocol.Smooth` every method runs on) -> `methods` (the loop with line search and
+stopping, Newton, Newton-CG, L-BFGS, gradient descent, block-coordinate Newton and its
+row factors on Dask) -> `constrained` (bounds, interior point, augmented Lagrangian,
+phase one) -> `reformulate` (the epigraph lift) -> `api.minimize`, which chains the
+reductions (maximise sign, lift) once and inverts them once at the result.
 """
 from solvers.api import METHODS, minimize
 from solvers.methods.alternate import alternate
 from solvers.methods.history import Iteration
+from solvers.result import Status
 from solvers.task.prepare import SolverError
 
-__all__ = ["minimize", "alternate", "SolverError", "Iteration", "METHODS"]
+__all__ = ["minimize", "alternate", "SolverError", "Status", "Iteration", "METHODS"]
