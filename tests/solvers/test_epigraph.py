@@ -189,7 +189,8 @@ def test_maximising_the_smallest_entry_on_the_simplex_spreads_evenly():
 def test_the_original_constraints_violation_is_reported_after_lifting():
     rng = np.random.default_rng(5)
     X, y = rng.standard_normal((30, 8)), rng.standard_normal(30)
-    text = "parameter X[m, n]\nparameter y[m]\nvariable w[n]\nminimize sum_squares(X * w - y)\nsubject to\n  sum(abs(w)) <= 0.5"
+    text = ("parameter X[m, n]\nparameter y[m]\nvariable w[n]\nminimize sum_squares(X * w - y)\n"
+            "subject to\n  sum(abs(w)) <= 0.5")
     for method in ("newton", "lbfgs"):
         result = solvers.minimize(text, data={"X": X, "y": y}, method=method)
         actual = max(0.0, np.abs(result.x["w"]).sum() - 0.5)
