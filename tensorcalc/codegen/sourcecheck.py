@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import re
 
+from tensorcalc.codegen.program import ELEMENTWISE_CODE
 from tensorcalc.memo import memoized
 
 PARAMS = ("values", "xp", "n", "_c")
@@ -25,7 +26,6 @@ _OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.USub, ast.UAdd)
 
 @memoized(maxsize=1)
 def _xp_functions() -> frozenset:
-    from tensorcalc.codegen.program import ELEMENTWISE_CODE
     found = {m for code in ELEMENTWISE_CODE.values() for m in re.findall(r"xp\.(\w+)", code)}
     return frozenset(found | {"full", "matmul", "transpose"})
 

@@ -34,6 +34,8 @@ from dataclasses import fields, is_dataclass
 from typing import Any, Callable, TypeVar
 
 import lark
+from lark.grammar import Rule
+from lark.lexer import TerminalDef
 
 from tensorcalc.codegen.compiled import Compiled
 from tensorcalc.dag import Expr
@@ -210,8 +212,6 @@ def parser(grammar: str, make: Callable[[], lark.Lark], **runtime: Any) -> lark.
     """The lark LALR parser `make()` builds for `grammar`, its tables kept in the cache as
     data and read back by lark's own deserializer (rules and terminals only, no pickle);
     `runtime` (postlex, transformer) are the objects it is given back with."""
-    from lark.grammar import Rule
-    from lark.lexer import TerminalDef
 
     def dump(p) -> dict:
         data, memo = p.memo_serialize([TerminalDef, Rule])
