@@ -71,6 +71,29 @@ def _inverse_from(xp: ArrayModule, L: Array) -> Array:
     return (Mi + Mi.T) / 2
 
 
+class At:
+    """The cones at one point y, each quantity computed once and only when asked: the
+    inverses of their M (`inverse`) and the barrier (`barrier`), which the interior-point
+    iteration needs several times per state."""
+
+    def __init__(self, space: Space, y: Array):
+        self.space, self.y = space, y
+        self._inverses: list[Array] | None = None
+        self._barrier: tuple[float, Array] | None = None
+
+    def inverses(self) -> list[Array]:
+        """inv(M) of every cone at y (`inverse`)."""
+        if self._inverses is None:
+            self._inverses = [inverse(self.space.xp, M) for M in matrices(self.space, self.y)]
+        return self._inverses
+
+    def barrier(self) -> tuple[float, Array]:
+        """`barrier` at y."""
+        if self._barrier is None:
+            self._barrier = barrier(self.space, self.y)
+        return self._barrier
+
+
 def reduce(space: Space, mats: Iterable[Array]) -> Array:
     """sum over cones of sign * T' vec(A) for one matrix A per cone: the y-gradient of
     <A, M> (zero outside the cones' coordinates)."""
@@ -83,28 +106,28 @@ def reduce(space: Space, mats: Iterable[Array]) -> Array:
     return out
 
 
-def newton_block(space: Space, y: Array, Zs: list[Array], K: Array) -> None:
-    """Add the HKM term T' sym(Z (x) inv(M)) T of every cone to the matrix K in place."""
+def newton_block(space: Space, inverses: list[Array], Zs: list[Array], K: Array) -> None:
+    """Add the HKM term T' sym(Z (x) inv(M)) T of every cone to the matrix K in place;
+    `inverses`: inv(M) of every cone (`At.inverses`)."""
     xp = space.xp
-    for c, M, Z in zip(space.cones, matrices(space, y), Zs):
-        Mi = inverse(xp, M)
+    for c, Mi, Z in zip(space.cones, inverses, Zs):
         up, down, twin = _local(xp, c.n)
         op = (xp.kron(Z, Mi) + xp.kron(Mi, Z)) / 2
         cols = op[:, up] + twin * op[:, down]
         K[c.where, c.where] += cols[up, :] + twin[:, None] * cols[down, :]
 
 
-def residuals(space: Space, y: Array, Zs: list[Array], mu: float) -> list[Array]:
-    """R = Z - mu inv(M) of every cone."""
-    return [Z - mu * inverse(space.xp, M) for M, Z in zip(matrices(space, y), Zs)]
+def residuals(inverses: list[Array], Zs: list[Array], mu: float) -> list[Array]:
+    """R = Z - mu inv(M) of every cone, from the inverses (`At.inverses`)."""
+    return [Z - mu * Mi for Mi, Z in zip(inverses, Zs)]
 
 
-def dual_steps(space: Space, y: Array, dy: Array, Zs: list[Array], Rs: list[Array]) -> list[Array]:
-    """dZ = -R - sym(Z dM inv(M)) of every cone, dM = sign * dX."""
-    xp = space.xp
+def dual_steps(space: Space, inverses: list[Array], dy: Array, Zs: list[Array], Rs: list[Array]) -> list[Array]:
+    """dZ = -R - sym(Z dM inv(M)) of every cone, dM = sign * dX; `inverses` at the
+    point (`At.inverses`)."""
     out = []
-    for M, dM, Z, R in zip(matrices(space, y), matrices(space, dy), Zs, Rs):
-        P = Z @ dM @ inverse(xp, M)
+    for Mi, dM, Z, R in zip(inverses, matrices(space, dy), Zs, Rs):
+        P = Z @ dM @ Mi
         out.append(-R - (P + P.T) / 2)
     return out
 

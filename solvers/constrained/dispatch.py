@@ -92,9 +92,9 @@ def _interior(task: Task, view: View, cons: Constraints, opts: Options, gtol: fl
         res = pathfollow.solve(ip, y0, opts.max_iter, opts.sign)
     if res.status in UNFINISHED and ip.xp is np and is_qp:
         status, message = _unbounded(ip, res.status, res.message, y0)
-        res = dataclasses.replace(res, status=Status(status), message=message)
+        res = dataclasses.replace(res, status=status, message=message)
     status, message = _travelled(view, cons, res.st.y, task, opts, res.status, res.message)
-    res = dataclasses.replace(res, status=Status(status), message=message)
+    res = dataclasses.replace(res, status=status, message=message)
     st = res.st
     rows = ip.xp.zeros(cons.m)
     rows[~ip.eq], rows[ip.eq] = st.lam, st.nu
@@ -104,7 +104,7 @@ def _interior(task: Task, view: View, cons: Constraints, opts: Options, gtol: fl
     return finish(view, cons, st.y, res.status, res.message, res.history, duals)
 
 
-def _unbounded(ip: interior.Interior, status: int, message: str, y0: Array) -> tuple[int, str]:
+def _unbounded(ip: interior.Interior, status: Status, message: str, y0: Array) -> tuple[Status, str]:
     """(status, message) as they were, or status 5 where the QP has a feasible point and
     a recession direction along which it falls without bound (`recession`). The QP's
     matrices are read at the start y0 (exact anywhere, and y0 is finite: the point the
@@ -120,8 +120,8 @@ def _unbounded(ip: interior.Interior, status: int, message: str, y0: Array) -> t
         f"found by linprog)")
 
 
-def _travelled(view: View, cons: Constraints, y: Array, task: Task, opts: Options, status: int,
-               message: str) -> tuple[int, str]:
+def _travelled(view: View, cons: Constraints, y: Array, task: Task, opts: Options, status: Status,
+               message: str) -> tuple[Status, str]:
     """(status, message) as they were, or status 5 where a convex problem's solve stopped
     (1 or 2) on the way along a recession direction down which f falls without bound,
     checked (`ray`)."""

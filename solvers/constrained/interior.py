@@ -57,6 +57,7 @@ class State:
     Z: list[Array]
     mu: float
     gaps: tuple[Array, Array] | None = None       # (y - l, u - y), see `Interior.gaps`
+    cones: cone.At | None = None                  # the cones at y, see `Interior.cones`
 
 
 class Residuals(NamedTuple):
@@ -172,6 +173,12 @@ class Interior:
             st.gaps = self._gaps(st.y)
         return st.gaps
 
+    def cones(self, st: State) -> cone.At:
+        """The cones at st (their inverses and barrier), made once per state."""
+        if st.cones is None:
+            st.cones = cone.At(self.space, st.y)
+        return st.cones
+
     def residuals(self, st: State, pt: Point, mu: float) -> Residuals:
         xp, eq = self.xp, self.eq
         Ji, Je = pt.J[~eq], pt.J[eq]
@@ -182,7 +189,7 @@ class Interior:
         rl = xp.where(self.hasL, dl * st.zl - mu, 0.0)
         ru = xp.where(self.hasU, du * st.zu - mu, 0.0)
         return Residuals(rd, pt.c[~eq] + st.s, pt.c[eq], st.s * st.lam - mu, rl, ru,
-                         cone.residuals(self.space, st.y, st.Z, mu))
+                         cone.residuals(self.cones(st).inverses(), st.Z, mu))
 
     def norm(self, st: State, r: Residuals) -> float:
         """The 2-norm of the residuals, the cones' in the product form M Z - mu I."""
@@ -243,7 +250,7 @@ class Interior:
         pt.W = pt.H + self.cons.hessian(st.y, self._weights(st)) if self.cons.m else pt.H
         K = pt.W + Ji.T @ ((st.lam / st.s)[:, None] * Ji) if Ji.shape[0] else pt.W.copy()
         K[xp.diag_indices(self.view.n)] += D
-        cone.newton_block(self.space, st.y, st.Z, K)
+        cone.newton_block(self.space, self.cones(st).inverses(), st.Z, K)
         # shifts scale with the Hessian, not with the barrier terms, which grow without
         # bound on active constraints and would make any shift swamp the Hessian; but they
         # start above the rounding of K's largest entries, where Cholesky fails regardless
@@ -273,7 +280,7 @@ class Interior:
         dlam = (st.lam * r.i - r.s) / st.s + (st.lam / st.s) * (Ji @ dy)
         dzl = xp.where(self.hasL, (-r.low - st.zl * dy) / dl, 0.0)
         dzu = xp.where(self.hasU, (-r.up + st.zu * dy) / du, 0.0)
-        dZ = cone.dual_steps(self.space, st.y, dy, st.Z, r.cones)
+        dZ = cone.dual_steps(self.space, self.cones(st).inverses(), dy, st.Z, r.cones)
         return Step(dy, ds, dlam, dnu, dzl, dzu, dZ)
 
     def longest(self, st: State, d: Step, tau: float = 1.0) -> tuple[float, float]:
@@ -307,7 +314,7 @@ class Interior:
         dl, du = self.gaps(st)
         logs = (float(xp.sum(xp.log(st.s))) + float(xp.sum(xp.where(self.hasL, xp.log(dl), 0.0)))
                 + float(xp.sum(xp.where(self.hasU, xp.log(du), 0.0))))
-        B = cone.barrier(self.space, st.y)[0] if self.degree else 0.0
+        B = self.cones(st).barrier()[0] if self.degree else 0.0
         return pt.f - mu * logs + mu * B + self.penalty * self.infeasibility(st, pt)
 
     def infeasibility(self, st: State, pt: Point) -> float:
@@ -321,7 +328,7 @@ class Interior:
         value = (float(pt.g @ d.dy) - mu * float(xp.sum(d.ds / st.s))
                  - mu * float(xp.sum(xp.where(self.hasL, d.dy / dl, 0.0)))
                  + mu * float(xp.sum(xp.where(self.hasU, d.dy / du, 0.0))))
-        return value + mu * float(cone.barrier(self.space, st.y)[1] @ d.dy) if self.degree else value
+        return value + mu * float(self.cones(st).barrier()[1] @ d.dy) if self.degree else value
 
     def clamp(self, st: State) -> State:
         """Duals kept within a factor KAPPA of mu / gap (Waechter and Biegler's safeguard,
@@ -331,7 +338,7 @@ class Interior:
         lam = xp.clip(st.lam, mu / (KAPPA * st.s), KAPPA * mu / st.s)
         zl = xp.where(self.hasL, xp.clip(st.zl, mu / (KAPPA * dl), KAPPA * mu / dl), 0.0)
         zu = xp.where(self.hasU, xp.clip(st.zu, mu / (KAPPA * du), KAPPA * mu / du), 0.0)
-        return State(st.y, st.s, lam, st.nu, zl, zu, st.Z, mu, st.gaps)
+        return State(st.y, st.s, lam, st.nu, zl, zu, st.Z, mu, st.gaps, st.cones)
 
 
 def curvature(xp: ArrayModule, W: Array | Blocks, v: Array) -> float:

@@ -11,6 +11,7 @@ from solvers.constrained.space import View
 from solvers.methods.history import Iteration
 from solvers.methods.loop import Outcome
 from solvers.objective.constraints import Constraints, bound_violation
+from solvers.result import Status
 from solvers.task.device import to_host
 from tensorcalc.arrays import Array
 
@@ -48,7 +49,7 @@ def bound_multipliers(view: View, zl: Array, zu: Array, hasL: Array, hasU: Array
     return out
 
 
-def finish(view: View, cons: Constraints, y: Array, status: int, message: str, history: list[Iteration],
+def finish(view: View, cons: Constraints, y: Array, status: Status, message: str, history: list[Iteration],
            multipliers: dict[str, Any]) -> Solved:
     """`Solved` at y: the objective's value and full gradient, and the violation."""
     z = view.space.lift(y)

@@ -220,7 +220,7 @@ def solve(task: Task, view: View, cons: Constraints, make: Callable[[], Method],
     f0, g0 = view.value_grad(y)
     need = gtol * objective_size(view.xp, f0, g0, y)     # stationarity, in the objective's own scale
     before, target, message = math.inf, need, ""
-    status: int = Status.ITERATION_LIMIT
+    status = Status.ITERATION_LIMIT
     for k in range(MAX_OUTER):
         scaled = Scaled(aug, scaling(aug, y))
         u = y / scaled.s
@@ -346,7 +346,7 @@ def _note(it: Iteration, violation: float, stationarity: float, aug: Augmented) 
     it.fallbacks.append(f"augmented Lagrangian: multipliers updated, rho = {aug.rho:.3g}")
 
 
-def _message(status: int, inner: str) -> str:
+def _message(status: Status, inner: str) -> str:
     """The message of the outer iterations' `status`; `inner`: the last inner solve's (or
     the outer iteration limit's)."""
     if status == Status.CONVERGED or (status == Status.ITERATION_LIMIT and "outer iterations" not in inner):

@@ -182,8 +182,8 @@ def _predictor_corrector(ip: Interior, sysm: System, st: State, pt: Point) -> tu
     mu = max(min(st.mu, sigma * gap / max(ip.count, 1)), MU_MIN)
     r = ip.residuals(st, pt, mu)
     cones = []
-    for R, M, dM, dZ in zip(r.cones, cone.matrices(ip.space, st.y), cone.matrices(ip.space, aff.dy), aff.dZ):
-        P = cone.inverse(xp, M) @ dM @ dZ
+    for R, Mi, dM, dZ in zip(r.cones, ip.cones(st).inverses(), cone.matrices(ip.space, aff.dy), aff.dZ):
+        P = Mi @ dM @ dZ
         cones.append(R + (P + P.T) / 2)
     r = r._replace(s=r.s + aff.ds * aff.dlam, low=r.low + xp.where(ip.hasL, aff.dy * aff.dzl, 0.0),
                    up=r.up - xp.where(ip.hasU, aff.dy * aff.dzu, 0.0), cones=cones)
