@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Protocol
 
-Array = Any          # a NumPy or CuPy array (a Dask array for a row factor)
-Module = Any         # the array module: numpy or cupy
+from tensorcalc.arrays import Array
+from tensorcalc.arrays import ArrayModule as Module
+
+__all__ = ["Array", "Box", "Module", "Smooth"]
 
 
 class Box(Protocol):
