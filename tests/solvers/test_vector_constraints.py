@@ -46,7 +46,8 @@ def test_entrywise_constraint_verdicts(constraint, need, proven):
     assert ok == proven
     assert (verdict == "convex") == proven
     if not proven:                                  # never proven, and a witness where one exists
-        assert {"convex": convex, "concave": concave, "affine": "proven" if convex == concave == "proven" else "x"}[need] != "proven"
+        affine = "proven" if convex == concave == "proven" else "x"
+        assert {"convex": convex, "concave": concave, "affine": affine}[need] != "proven"
 
 
 def test_a_witness_against_one_entry_is_found():
@@ -84,7 +85,8 @@ def test_curved_rows_match_cvxpy():
     cp = pytest.importorskip("cvxpy")
     rng = np.random.default_rng(7)
     q, r = rng.standard_normal(6), rng.uniform(0.5, 2.0, 6)
-    text = "parameter q[n]\nparameter r[n]\nvariable x[n]\nminimize q' * x + 0.1 * sum(x.^2)\nsubject to\n    x.^2 <= r\n"
+    text = ("parameter q[n]\nparameter r[n]\nvariable x[n]\nminimize q' * x + 0.1 * sum(x.^2)\n"
+            "subject to\n    x.^2 <= r\n")
     x = cp.Variable(6)
     problem = cp.Problem(cp.Minimize(q @ x + 0.1 * cp.sum_squares(x)), [cp.square(x) <= r])
     problem.solve(solver="CLARABEL", tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11)
