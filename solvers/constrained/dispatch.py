@@ -28,7 +28,6 @@ point grad f + sum_k y_k grad c_k - z_lower + z_upper - Z = 0.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import Callable
 
@@ -75,33 +74,36 @@ def solve(task: Task, obj: Objective, name: str, make: Callable[[], Method], opt
 def _augmented(task: Task, view: View, cons: Constraints, make: Callable[[], Method], opts: Options, gtol: float,
                tol: float) -> Solved:
     out = lagrangian.solve(task, view, cons, make, opts, gtol, tol)
-    if out.status in UNFINISHED and view.xp is np and qp.applies(task):
-        ip = interior.Interior(view, cons, opts, gtol, tol)
-        out.status, out.message = _unbounded(ip, out.status, out.message, view.pack(task.x0))
-    out.status, out.message = _travelled(view, cons, view.space.reduce(out.z), task, opts, out.status, out.message)
+    out.status, out.message = _examined(task, view, cons, opts, out.status, out.message, view.space.reduce(out.z),
+                                        lambda: interior.Interior(view, cons, opts, gtol, tol))
     return out
 
 
 def _interior(task: Task, view: View, cons: Constraints, opts: Options, gtol: float, tol: float) -> Solved:
     ip = interior.Interior(view, cons, opts, gtol, tol)
     y0 = view.pack(task.x0)
-    is_qp = qp.applies(task)
-    res = qp.solve(ip, y0, opts.max_iter, opts.sign) if is_qp else None
+    res = qp.solve(ip, y0, opts.max_iter, opts.sign) if qp.applies(task) else None
     if res is None:            # not a QP, or one whose Newton matrix is not positive definite
         ip = interior.Interior(view, cons, opts, gtol, tol)
         res = pathfollow.solve(ip, y0, opts.max_iter, opts.sign)
-    if res.status in UNFINISHED and ip.xp is np and is_qp:
-        status, message = _unbounded(ip, res.status, res.message, y0)
-        res = dataclasses.replace(res, status=status, message=message)
-    status, message = _travelled(view, cons, res.st.y, task, opts, res.status, res.message)
-    res = dataclasses.replace(res, status=status, message=message)
+    status, message = _examined(task, view, cons, opts, res.status, res.message, res.st.y, lambda: ip)
     st = res.st
     rows = ip.xp.zeros(cons.m)
     rows[~ip.eq], rows[ip.eq] = st.lam, st.nu
     duals = cons.multipliers(rows)
     duals.update(bound_multipliers(view, st.zl, st.zu, ip.hasL, ip.hasU))
     duals.update({f"cone of {c.name}": to_host(Z) for c, Z in zip(view.space.cones, st.Z)})
-    return finish(view, cons, st.y, res.status, res.message, res.history, duals)
+    return finish(view, cons, st.y, status, message, res.history, duals)
+
+
+def _examined(task: Task, view: View, cons: Constraints, opts: Options, status: Status, message: str, y: Array,
+              method: Callable[[], interior.Interior]) -> tuple[Status, str]:
+    """(status, message) of a constrained solve that stopped at y, or NO_MINIMISER where
+    it stopped unfinished on a QP with a recession direction (`_unbounded`, on the
+    interior-point algebra `method()` gives) or on its way along one (`_travelled`)."""
+    if status in UNFINISHED and view.xp is np and qp.applies(task):
+        status, message = _unbounded(method(), status, message, view.pack(task.x0))
+    return _travelled(view, cons, y, task, opts, status, message)
 
 
 def _unbounded(ip: interior.Interior, status: Status, message: str, y0: Array) -> tuple[Status, str]:
