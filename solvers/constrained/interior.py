@@ -73,7 +73,9 @@ class Residuals(NamedTuple):
     cones: list[Array]
 
 
-class Step(NamedTuple):
+class PrimalDualStep(NamedTuple):
+    """The Newton step on the perturbed KKT conditions, for every primal and dual part."""
+
     dy: Array
     ds: Array
     dlam: Array
@@ -259,7 +261,7 @@ class Interior:
         found = shifted(xp, K, barrier_shifts(max(SHIFT0 * hess, ROUNDING * whole), 1e10 * hess))
         return _equalities(xp, System(found.factor, found.tau, Ji, Je))
 
-    def step(self, sysm: System, st: State, r: Residuals) -> Step:
+    def step(self, sysm: System, st: State, r: Residuals) -> PrimalDualStep:
         """The Newton step for the residuals r (see the module docstring), with a system
         whose K was factored."""
         xp = self.xp
@@ -281,9 +283,9 @@ class Interior:
         dzl = xp.where(self.hasL, (-r.low - st.zl * dy) / dl, 0.0)
         dzu = xp.where(self.hasU, (-r.up + st.zu * dy) / du, 0.0)
         dZ = cone.dual_steps(self.space, self.cones(st).inverses(), dy, st.Z, r.cones)
-        return Step(dy, ds, dlam, dnu, dzl, dzu, dZ)
+        return PrimalDualStep(dy, ds, dlam, dnu, dzl, dzu, dZ)
 
-    def longest(self, st: State, d: Step, tau: float = 1.0) -> tuple[float, float]:
+    def longest(self, st: State, d: PrimalDualStep, tau: float = 1.0) -> tuple[float, float]:
         """(primal, dual): the largest steps <= 1 keeping the fraction `tau` of the bound
         gaps, s and the cones' M (primal), of lam, zl, zu and the Z (dual)."""
         xp = self.xp
@@ -298,7 +300,7 @@ class Interior:
             dual = min(dual, tau * cone.max_step(xp, zip(st.Z, d.dZ)))
         return primal, dual
 
-    def moved(self, st: State, d: Step, t: float, mu: float, dual: float | None = None) -> State:
+    def moved(self, st: State, d: PrimalDualStep, t: float, mu: float, dual: float | None = None) -> State:
         """The state after primal step t and dual step `dual` (t when None)."""
         u = t if dual is None else dual
         return State(st.y + t * d.dy, st.s + t * d.ds, st.lam + u * d.dlam, st.nu + u * d.dnu,
@@ -321,7 +323,7 @@ class Interior:
         xp = self.xp
         return float(xp.sum(xp.abs(pt.c[~self.eq] + st.s))) + float(xp.sum(xp.abs(pt.c[self.eq])))
 
-    def slope(self, st: State, pt: Point, d: Step, mu: float) -> float:
+    def slope(self, st: State, pt: Point, d: PrimalDualStep, mu: float) -> float:
         """The barrier function's derivative along the primal step (dy, ds)."""
         xp = self.xp
         dl, du = self.gaps(st)

@@ -36,13 +36,13 @@ import numpy as np
 
 from solvers.constrained import cone
 from solvers.constrained.feasibility import INFEASIBLE
-from solvers.constrained.interior import Interior, Point, State, Step, System, curvature, finite
+from solvers.constrained.interior import Interior, Point, PrimalDualStep, State, System, curvature, finite
 from solvers.methods.history import HEADER, Clock, Iteration, optimize_result, row
 from solvers.methods.linalg import objective_size
 from solvers.methods.loop import Options
 from solvers.result import Family, Status, status_message
 from solvers.task.device import to_host
-from solvers.task.prepare import SolverError
+from solvers.task.records import SolverError
 from tensorcalc.arrays import Array, ArrayModule
 
 GAP = 1e-10          # duality gap relative to 1 + |f| at which the solve stops
@@ -171,7 +171,7 @@ def _iterate(ip: Interior, st: State, pt: Point, it: Iteration, clock: Clock) ->
     return found
 
 
-def _predictor_corrector(ip: Interior, sysm: System, st: State, pt: Point) -> tuple[Step, float]:
+def _predictor_corrector(ip: Interior, sysm: System, st: State, pt: Point) -> tuple[PrimalDualStep, float]:
     """(step, mu): Mehrotra's affine predictor sets mu, the corrector adds the
     second-order terms of the complementarity products."""
     xp = ip.xp
@@ -190,7 +190,8 @@ def _predictor_corrector(ip: Interior, sysm: System, st: State, pt: Point) -> tu
     return ip.step(sysm, st, r), mu
 
 
-def _search(ip: Interior, st: State, pt: Point, d: Step, mu: float, it: Iteration) -> tuple[State, Point] | None:
+def _search(ip: Interior, st: State, pt: Point, d: PrimalDualStep, mu: float,
+            it: Iteration) -> tuple[State, Point] | None:
     """The state after the step the module docstring describes, or None. The penalty
     grows as Nocedal and Wright (18.36) ask, so that the step descends the merit."""
     tp, td = ip.longest(st, d, TAU)
