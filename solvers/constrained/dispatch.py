@@ -38,7 +38,8 @@ from solvers.constrained.bounds import Projected
 from solvers.constrained.kkt import Solved, bound_duals, bound_multipliers, finish
 from solvers.constrained.space import View
 from solvers.methods import stopping as certify
-from solvers.methods.loop import Method, Options, run
+from solvers.methods.loop import Method, run
+from solvers.methods.options import Options
 from solvers.objective.constraints import Constraints, affine_in, bound_violation
 from solvers.objective.smooth import Objective, block_axis
 from solvers.result import Status

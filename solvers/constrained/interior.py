@@ -32,7 +32,7 @@ from solvers.constrained import cone, lowrank
 from solvers.constrained.schur import solve_small
 from solvers.constrained.space import View, dense
 from solvers.methods.linalg import Blocks, Factor, barrier_shifts, shifted
-from solvers.methods.loop import Options
+from solvers.methods.options import Options
 from solvers.objective.constraints import Constraints
 from tensorcalc.arrays import Array, ArrayModule
 

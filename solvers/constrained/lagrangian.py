@@ -40,7 +40,8 @@ from solvers.constrained.kkt import Solved, bound_duals, finish
 from solvers.constrained.space import Box, View, dense
 from solvers.methods.history import Iteration
 from solvers.methods.linalg import Blocks, objective_size
-from solvers.methods.loop import Method, Options, Outcome, max_abs, run, stationarity
+from solvers.methods.loop import Method, Outcome, max_abs, run, stationarity
+from solvers.methods.options import Options
 from solvers.objective.constraints import Constraints
 from solvers.objective.smooth import block_axis
 from solvers.result import Family, Status, status_message

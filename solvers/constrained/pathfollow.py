@@ -39,7 +39,7 @@ from solvers.constrained.feasibility import INFEASIBLE
 from solvers.constrained.interior import Interior, Point, PrimalDualStep, State, System, curvature, finite
 from solvers.methods.history import HEADER, Clock, Iteration, optimize_result, row
 from solvers.methods.linalg import objective_size
-from solvers.methods.loop import Options
+from solvers.methods.options import Options
 from solvers.result import Family, Status, status_message
 from solvers.task.device import to_host
 from solvers.task.records import SolverError
