@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import math
 from dataclasses import dataclass
-from typing import Any, ContextManager, Protocol
+from typing import Any, ContextManager, Protocol, runtime_checkable
 
 import numpy as np
 from scipy.linalg import lapack
@@ -28,6 +28,7 @@ HUNDREDFOLD = 100.0  # the interior-point growth: its shifts span 1e-8 to 1e10 o
 BARRIER_SHIFTS = 20  # the interior-point attempts (bounded: its first or last may be inf)
 
 
+@runtime_checkable
 class Factor(Protocol):
     """A factored Newton matrix K: what every factor offers (`Cholesky`,
     `constrained.lowrank.LowRankFactor`, `constrained.elimination.EliminationFactor`)."""

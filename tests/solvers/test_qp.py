@@ -1,5 +1,6 @@
-"""The quadratic-program path of the interior-point method (solvers/qp.py) and the
-block-diagonal-plus-low-rank Newton matrices (solvers/lowrank.py).
+"""The quadratic-program path of the interior-point method (solvers/qp.py), the
+block-diagonal-plus-low-rank Newton matrices (solvers/lowrank.py), and the one factor
+protocol and shift policy they share (solvers/methods/linalg.py).
 
 A QP (quadratic objective, affine constraints) is solved by Mehrotra's method on H, q,
 G, h, E, e read once; each case is checked against CVXPY (Clarabel, tight tolerances):
@@ -12,8 +13,8 @@ import numpy as np
 import pytest
 
 import solvers
-from solvers.constrained import lowrank, pathfollow
-from solvers.methods.linalg import Blocks
+from solvers.constrained import elimination, lowrank, pathfollow
+from solvers.methods.linalg import NO_SHIFT, Blocks, Factor, Shifts, barrier_shifts, newton_shifts, shifted
 
 QP = """parameter P[n, n] psd
 parameter q[n]
@@ -132,6 +133,50 @@ def test_infeasible_qp_is_left_to_the_general_method(general_calls):
     result = solvers.minimize(text, x0=np.full(4, 0.25), method="newton")
     assert general_calls[:1] == [1] and not result.success and result.constr_violation > 1e-3
     assert result.status == 6              # then phase one (solvers.constrained.feasibility) shows it infeasible
+
+
+# --------------------------------------------------------------------------- factors and shifts
+
+def test_every_factor_of_a_newton_matrix_is_a_factor():
+    # the dense Cholesky, the block-plus-low-rank and the eliminated factor of one K all
+    # solve with K through the one protocol
+    rng = np.random.default_rng(3)
+    n, m = 6, 4
+    H = np.diag(rng.uniform(1.0, 2.0, n))
+    G = np.zeros((m, n))
+    G[:, :2] = rng.standard_normal((m, 2))
+    G[np.arange(m), 2 + np.arange(m)] = 1.0              # one coordinate of its own per row
+    w, d = rng.uniform(0.5, 2.0, m), rng.uniform(0.0, 1.0, n)
+    K = H + G.T @ (w[:, None] * G) + np.diag(d)
+    st = elimination.structure(np, H, G)
+    assert st is not None
+    factors = [shifted(np, K, NO_SHIFT).factor,
+               lowrank.factor(np, Blocks(np.diagonal(H).reshape(n, 1, 1), 0, (n,)), d, G, w),
+               elimination.factor(st, w, d)]
+    v = rng.standard_normal(n)
+    for fac in factors:
+        assert isinstance(fac, Factor)
+        np.testing.assert_allclose(K @ fac.solve(v), v, atol=1e-10)
+
+
+def test_the_shift_policies():
+    beta = 1e-3 * 3.0                                     # Newton: BETA times the largest |diagonal|
+    assert newton_shifts(-2.0, 3.0).taus()[:4] == (beta + 2.0, 2 * (beta + 2.0), 4 * (beta + 2.0),
+                                                   8 * (beta + 2.0))
+    assert newton_shifts(1.0, 3.0).taus()[:3] == (0.0, beta, 2 * beta)
+    assert barrier_shifts(1e-8, 1e10).taus()[:4] == (0.0, 1e-8, 100 * 1e-8, 100 * (100 * 1e-8))
+    K = np.array([[1.0, 3.0], [3.0, 1.0]])                # eigenvalues 4 and -2
+    found = shifted(np, K, barrier_shifts(1e-3, 1e10))
+    assert found.factor is not None and found.tau == 10.0 and found.failed == 3      # 0, 1e-3, 0.1 fail
+    np.testing.assert_allclose((K + 10.0 * np.eye(2)) @ found.factor.solve(np.ones(2)), np.ones(2))
+    # 10 is past the limit 1: none, and the shift the policy would have tried next
+    past = shifted(np, K, barrier_shifts(1e-3, 1.0))
+    assert past.factor is None and past.tau == 10.0 and past.failed == 20
+    # the same matrix again (no shift to grow): stop at once
+    same = shifted(np, K, Shifts(0.0, 0.0, 100.0, 20, 0.0))
+    assert same.factor is None and same.tau == 0.0
+    assert shifted(np, K, NO_SHIFT).factor is None
+    assert shifted(np, np.eye(2), NO_SHIFT).factor is not None
 
 
 # --------------------------------------------------------------------------- lowrank
