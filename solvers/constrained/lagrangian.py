@@ -64,8 +64,9 @@ EPS_TOL = 1e-15      # the tightest inner tolerance (in the scaled coordinates)
 class Augmented:
     """L of the module docstring on a `View`, with the loop's objective interface."""
 
-    def __init__(self, view: View, cons: Constraints, rho: float):
+    def __init__(self, view: View, cons: Constraints, rho: float, separable: bool = False):
         self.view, self.cons, self.xp = view, cons, view.xp
+        self.separable = separable       # the objective's Hessian is block diagonal (`_diagonal`)
         self.n, self.counts, self.box = view.n, view.counts, view.box
         self.free, self.names = view.free, view.names
         xp, m = self.xp, cons.m
@@ -190,6 +191,12 @@ def scaling(aug: Augmented, y: Array) -> Array | None:
     return xp.sqrt(lo / xp.maximum(d, lo))
 
 
+def separable(task: Task, view: View) -> bool:
+    """Whether the objective's Hessian is block diagonal where that is cheap to use: one
+    variable whose symbolic Hessian carries a delta (`objective.smooth.block_axis`)."""
+    return len(view.free) == 1 and block_axis(task.expr, view.names) is not None
+
+
 def _diagonal(aug: Augmented, y: Array) -> Array | None:
     """The diagonal of L's Hessian at y where it is cheap: the objective's from the blocks
     of its block-diagonal Hessian (one variable whose Hessian carries a delta: the cost
@@ -197,9 +204,7 @@ def _diagonal(aug: Augmented, y: Array) -> Array | None:
     the active inequalities (the constraints' own curvature left out). None where the
     objective's Hessian is not block diagonal (its diagonal would need the dense matrix)."""
     xp, view = aug.xp, aug.view
-    obj = view.obj
-    task = getattr(obj, "task", None)
-    if task is None or len(obj.free) != 1 or block_axis(task.expr, obj.names) is None:
+    if not aug.separable:
         return None
     H = view.value_grad_hess(y)[2]
     if not isinstance(H, Blocks):
@@ -216,7 +221,7 @@ def solve(task: Task, view: View, cons: Constraints, make: Callable[[], Method],
     `make()` gives a fresh inner method."""
     y = view.pack(task.x0)
     history: list[Iteration] = []
-    aug = Augmented(view, cons, first_penalty(view, cons, y))
+    aug = Augmented(view, cons, first_penalty(view, cons, y), separable(task, view))
     inner = _Inner(aug, make, opts, history)
     f0, g0 = view.value_grad(y)
     need = gtol * objective_size(view.xp, f0, g0, y)     # stationarity, in the objective's own scale

@@ -168,7 +168,7 @@ def test_outer_iteration_limit_is_status_1_not_success(monkeypatch):
 def augmented(problem: str, data: dict, rho: float, mult) -> lagrangian.Augmented:
     task = prepare(problem, data, None)
     view = View(Objective(task, np))
-    aug = lagrangian.Augmented(view, Constraints(task, view), rho)
+    aug = lagrangian.Augmented(view, Constraints(task, view), rho, lagrangian.separable(task, view))
     aug.mult = np.asarray(mult, dtype=float)
     return aug
 
