@@ -26,7 +26,7 @@ import numpy as np
 
 from convexcheck.problem.model import Attributes
 from solvers.methods.linalg import Blocks, cholesky
-from tensorcalc.arrays import Array, ArrayModule
+from tensorcalc.arrays import Array, ArrayModule, is_cupy
 from tensorcalc.memo import memoized
 
 TAU = 0.995          # a step goes at most this fraction of the way to a strict bound
@@ -299,5 +299,5 @@ def bounds(free: Sequence[Variable], offsets: Sequence[int], xp: ArrayModule, sp
             lower[a:b] = at.lower
         if at.upper is not None and (strict or not at.upper_strict):
             upper[a:b] = at.upper
-    up = np.asarray(space.up.get() if hasattr(space.up, "get") else space.up)
+    up = np.asarray(space.up.get() if is_cupy(space.up) else space.up)
     return xp.asarray(lower[up]), xp.asarray(upper[up])
