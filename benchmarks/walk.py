@@ -6,8 +6,10 @@ Each problem is solved once untraced (parsing, compiling and the convexity verdi
 then memoised) and once under `sys.setprofile`. Every call and return moves the walk to
 the file of the frame that runs next; frames outside the project's packages (NumPy,
 SciPy, the standard library) leave it where it is. Consecutive events in one file make
-one *stay*. Printed per problem: stays, distinct files entered, and returns (stays in a
-file the walk had already left). Only the public API is used (`solvers.minimize` with
+one *stay*. Printed per problem: stays, distinct files entered, climbs (stays entered by a
+function returning to its caller in another file) and returns (stays in a file the walk had
+already left). `--package solvers` watches only that package's files (the others leave the
+walk where it is), which is the solver's own house. Only the public API is used (`solvers.minimize` with
 `data=` by keyword), so the same script measures an older tree: `--root /tmp/old` for a
 `git worktree add /tmp/old 9cf8472`.
 """
@@ -20,6 +22,7 @@ import sys
 from dataclasses import dataclass
 
 PACKAGES = ("tensorcalc", "convexcheck", "solvers")
+ITERATIONS = ("loop.py", "pathfollow.py")     # the files of the iterations (old tree and new)
 CONSTRAINED = """parameter a[n]
 parameter b
 variable p[n] pos
@@ -35,6 +38,13 @@ class Walk:
     """The stays of one traced call, as file paths relative to the tree."""
 
     stays: tuple[str, ...]
+    climbs: int = 0
+
+    def setup(self) -> "Walk":
+        """The walk up to the first stay in an iteration (a file named loop.py or pathfollow.py, old
+        tree and new): checking and preparing the task, before any method runs."""
+        first = next((k for k, stay in enumerate(self.stays) if stay.endswith(ITERATIONS)), len(self.stays))
+        return Walk(self.stays[:first], -1)
 
     @property
     def files(self) -> int:
@@ -51,30 +61,32 @@ class Walk:
         return count
 
 
-def traced(root: pathlib.Path, call) -> Walk:
+def traced(root: pathlib.Path, call, packages: tuple[str, ...] = PACKAGES) -> Walk:
     """The walk of `call()` over the files under root's packages."""
-    prefixes = tuple(str(root / p) + os.sep for p in PACKAGES)
+    prefixes = tuple(str(root / p) + os.sep for p in packages)
     stays: list[str] = []
+    climbs = [0]
 
-    def note(frame) -> None:
+    def note(frame, climbing: bool) -> None:
         name = frame.f_code.co_filename if frame is not None else ""
         if name.startswith(prefixes):
             here = os.path.relpath(name, root)
             if not stays or stays[-1] != here:
                 stays.append(here)
+                climbs[0] += climbing
 
     def profile(frame, event, arg) -> None:
         if event == "call":
-            note(frame)
+            note(frame, False)
         elif event == "return":
-            note(frame.f_back)
+            note(frame.f_back, True)
 
     sys.setprofile(profile)
     try:
         call()
     finally:
         sys.setprofile(None)
-    return Walk(tuple(stays))
+    return Walk(tuple(stays), climbs[0])
 
 
 def problems() -> dict:
@@ -96,19 +108,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=pathlib.Path, default=pathlib.Path(__file__).resolve().parents[1],
                         help="the tree whose packages are imported and traced")
-    parser.add_argument("--show", action="store_true", help="print each walk's stays")
+    parser.add_argument("--show", action="store_true", help="print the stays before the iteration")
+    parser.add_argument("--package", choices=PACKAGES, action="append",
+                        help="watch only this package's files (repeatable; default: all three)")
     args = parser.parse_args()
     root = args.root.resolve()
     sys.path.insert(0, str(root))
     calls = problems()
-    print(f"tree: {root}")
-    print(f"{'problem':32} {'stays':>6} {'files':>6} {'returns':>8}")
+    packages = tuple(args.package or PACKAGES)
+    print(f"tree: {root}; files of: {', '.join(packages)}")
+    print(f"{'problem':32} {'stays':>6} {'files':>6} {'climbs':>7} {'returns':>8}")
     for name, call in calls.items():
         call()                                    # parse, compile, verdict: memoised
-        walk = traced(root, call)
-        print(f"{name:32} {len(walk.stays):6d} {walk.files:6d} {walk.returns:8d}")
+        walk = traced(root, call, packages)
+        print(f"{name:32} {len(walk.stays):6d} {walk.files:6d} {walk.climbs:7d} {walk.returns:8d}")
+        setup = walk.setup()
+        print(f"{'  of which before the iteration':32} {len(setup.stays):6d} {setup.files:6d} {'':>7} "
+              f"{setup.returns:8d}")
         if args.show:
-            print("  " + " -> ".join(walk.stays))
+            print("  " + " -> ".join(setup.stays))
 
 
 if __name__ == "__main__":
