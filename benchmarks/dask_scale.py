@@ -115,18 +115,21 @@ def dask_ml(label: str, X, y, solver: str, iters: int | None) -> dict | None:
         model.fit(X, y01)
     total = time.perf_counter() - start
     w = np.asarray(model.coef_).ravel()
-    return dict(label=label, solver=f"dask-ml {solver}", iters=iters if exact else None, passes=iters if exact else None,
+    return dict(label=label, solver=f"dask-ml {solver}", iters=iters if exact else None,
+                passes=iters if exact else None,
                 per_iter=total / iters if exact else None, total=total, setup=0.0,
                 fun=objective(X, y, w), rss=peak.peak, w=w)
 
 
 def table(rows: list[dict], best: dict) -> str:
-    lines = ["| data | solver | iterations | evaluations | s / iteration | solve s | setup s | objective - best | client peak RSS |",
+    lines = ["| data | solver | iterations | evaluations | s / iteration | solve s | setup s | objective - best "
+             "| client peak RSS |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows:
         per = f"{r['per_iter']:.2f}" if r["per_iter"] else "-"
         gap = r["fun"] - best[r["label"]]
-        lines.append(f"| {r['label']} | {r['solver']} | {r['iters'] or '-'} | {r['passes'] or '-'} | {per} | {r['total']:.1f} | "
+        lines.append(f"| {r['label']} | {r['solver']} | {r['iters'] or '-'} | {r['passes'] or '-'} | {per} | "
+                     f"{r['total']:.1f} | "
                      f"{r['setup']:.1f} | {gap:.1e} | {r['rss'] / 2**30:.2f} GiB |")
     return "\n".join(lines)
 
@@ -159,7 +162,8 @@ def main(argv=None) -> None:
     Xn, yn = dask.compute(X, y, scheduler="threads")
     for threads in args.threads:
         with threadpool_limits(threads):
-            rows.append({**ours(label, Xn, yn, args.rows), "solver": f"ours newton, NumPy in memory, {threads} thread(s)"})
+            rows.append({**ours(label, Xn, yn, args.rows),
+                         "solver": f"ours newton, NumPy in memory, {threads} thread(s)"})
     del Xn, yn
     with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
                       memory_limit=args.worker_memory, dashboard_address=None) as cluster, Client(cluster):
@@ -170,7 +174,8 @@ def main(argv=None) -> None:
         run = ours(label, X, y, args.rows)
         rows.append({**run, "solver": f"ours newton, Dask {args.workers} workers"})
         if not args.no_dask_ml:
-            rows += [r for r in (dask_ml(label, X, y, "newton", run["iters"]), dask_ml(label, X, y, "lbfgs", None)) if r]
+            rows += [r for r in (dask_ml(label, X, y, "newton", run["iters"]),
+                                 dask_ml(label, X, y, "lbfgs", None)) if r]
         if not args.no_big:
             X, y = data(args.big_rows, n, args.chunk_rows, seed=1)
             how = "persisted" if fits(X.nbytes + y.nbytes) else "streamed at each evaluation"
@@ -183,11 +188,12 @@ def main(argv=None) -> None:
     best = {}
     for r in rows:
         best[r["label"]] = min(best.get(r["label"], np.inf), r["fun"])
+    over = ", ".join(r["solver"] + " " + r["label"] for r in rows if r["rss"] > budget and "memory" not in r["solver"])
     text = (f"{args.workers} workers x 1 thread, {args.worker_memory} each; the {args.rows:,}-row data persisted "
             f"on them in {persisted:.1f} s before the Dask solves; "
             f"chunks of {args.chunk_rows:,} rows; "
             f"client memory budget {args.client_budget} (peak RSS over budget: "
-            f"{', '.join(r['solver'] + ' ' + r['label'] for r in rows if r['rss'] > budget and 'memory' not in r['solver']) or 'none'}).\n\n"
+            f"{over or 'none'}).\n\n"
             + table(rows, best))
     print(text)
     if args.save:

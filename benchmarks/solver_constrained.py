@@ -131,7 +131,8 @@ def cvxpy_problem(case: dict):
         return X, cp.Problem(cp.Minimize(cp.trace(d["C"] @ X) - cp.log_det(X) + d["lam"] * cp.sum_squares(X)))
     if name.startswith("maximum"):
         p, a = cp.Variable(len(d["a"])), d["a"]
-        return p, cp.Problem(cp.Maximize(cp.sum(cp.entr(p))), [cp.sum(p) == 1, a @ p == d["m1"], (a * a) @ p <= d["m2"]])
+        return p, cp.Problem(cp.Maximize(cp.sum(cp.entr(p))),
+                             [cp.sum(p) == 1, a @ p == d["m1"], (a * a) @ p <= d["m2"]])
     if name.startswith("lasso"):
         w = cp.Variable(d["X"].shape[1])
         return w, cp.Problem(cp.Minimize(0.5 * cp.sum_squares(d["X"] @ w - d["y"]) + d["lam"] * cp.norm1(w)))
@@ -140,7 +141,8 @@ def cvxpy_problem(case: dict):
         margin = cp.multiply(d["y"], d["X"] @ wb[:-1] + wb[-1])
         return wb, cp.Problem(cp.Minimize(cp.sum(cp.pos(1 - margin)) + d["lam"] * cp.sum_squares(wb[:-1])))
     w = cp.Variable(d["X"].shape[1])
-    return w, cp.Problem(cp.Minimize(cp.sum(cp.logistic(-cp.multiply(d["y"], d["X"] @ w)))), [cp.sum_squares(w) <= d["r"]])
+    return w, cp.Problem(cp.Minimize(cp.sum(cp.logistic(-cp.multiply(d["y"], d["X"] @ w)))),
+                         [cp.sum_squares(w) <= d["r"]])
 
 
 def _cvxpy_child(case: dict, repeats: int, cap: float, threads: int, out) -> None:
@@ -162,7 +164,8 @@ def _cvxpy_child(case: dict, repeats: int, cap: float, threads: int, out) -> Non
                 problem.solve(warm_start=False, **kwargs)
                 times.append(time.perf_counter() - start)
             out.put((solver or f"default ({problem.solver_stats.solver_name})", var.value, first,
-                     statistics.median(times) if times else None, "" if problem.status == "optimal" else problem.status))
+                     statistics.median(times) if times else None,
+                     "" if problem.status == "optimal" else problem.status))
 
 
 def cvxpy_rows(case: dict, repeats: int, cap: float, timeout: float, threads: int) -> list[dict]:
@@ -340,7 +343,8 @@ def report(results: list[tuple[dict, list[dict]]], args) -> list[str]:
              "First call: ours after clearing the in-process caches, disk cache off (what a script's first solve "
              "costs once the package is imported); CVXPY: solve() of a freshly built problem (canonicalisation "
              "included); SciPy: the first call. Warm: median of "
-             f"{args.repeats} further calls (CVXPY re-solving the same problem object, warm_start=False). Objective and violation "
+             f"{args.repeats} further calls (CVXPY re-solving the same problem object, warm_start=False). "
+             "Objective and violation "
              "computed in NumPy for every row; gap = how much worse than the best row feasible to 1e-6, relative.", "",
              "| case | solver | setting | first call | warm call | objective | rel. gap | violation | note |",
              "|---|---|---|---|---|---|---|---|---|"]
@@ -366,7 +370,8 @@ def targets(results: list[tuple[dict, list[dict]]]) -> list[str]:
                 lines.append(f"- {case['name']}: vs {other['lib']} {other['setting']}: not measured ({other['note']})")
                 continue
             ok = ours["warm"] <= other["warm"] and ours.get("gap", 1) <= 1e-6 and ours.get("viol", 1) <= 1e-8
-            verdict = (f"target ours <= theirs at gap <= 1e-6 and violation <= 1e-8: {'holds' if ok else 'does not hold'}"
+            verdict = (f"target ours <= theirs at gap <= 1e-6 and violation <= 1e-8: "
+                       f"{'holds' if ok else 'does not hold'}"
                        if case.get("target", True) else "not one of issue 16's cases: no target")
             lines.append(f"- {case['name']}: warm ours {_s(ours['warm'])} vs {other['lib']} {other['setting']} "
                          f"{_s(other['warm'])} ({other['warm'] / ours['warm']:.1f}x; {verdict}); first call ours "

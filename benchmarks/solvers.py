@@ -192,7 +192,8 @@ def runners(d: dict) -> list[dict]:
         import sklearn as _  # noqa: F401
         rows += [{"lib": "sklearn", "setting": f"newton-cholesky tol={t:g}", "call": sklearn(d, "newton-cholesky", t),
                   "tol": t} for t in (1e-4, 1e-6, 1e-8, 1e-10)]
-        rows += [{"lib": "sklearn", "setting": f"lbfgs tol={t:g}", "call": sklearn(d, "lbfgs", t)} for t in (1e-4, 1e-8)]
+        rows += [{"lib": "sklearn", "setting": f"lbfgs tol={t:g}", "call": sklearn(d, "lbfgs", t)}
+                 for t in (1e-4, 1e-8)]
     except ImportError:
         print("# scikit-learn not installed: its rows are skipped", file=sys.stderr)
     rows.append({"lib": "scipy", "setting": "trust-exact, our f/g/H", "call": trust_exact(d)})
@@ -261,7 +262,8 @@ def matrix_completion(size: int, rank: int = 5, observed: float = 0.3, seed: int
     held = M == 0
     return {"size": size, "rank": rank, "observed": M.mean(), "first": first, "sweeps": r.sweeps,
             "median_sweep": float(np.median(np.diff(u_times))), "mean_sweep": r.time_s / r.sweeps,
-            "eval": float(np.median([it.eval_s for it in steps])), "solve": float(np.median([it.solve_s for it in steps])),
+            "eval": float(np.median([it.eval_s for it in steps])),
+            "solve": float(np.median([it.solve_s for it in steps])),
             "fun": r.fun, "gmax": max(float(np.abs(g).max()) for g in r.jac.values()), "message": r.message,
             "rmse": float(np.sqrt(np.mean(((r.x["U"] @ r.x["V"].T) - Y)[held] ** 2))),
             "convexity": r.convexity}
@@ -279,7 +281,8 @@ def report(cases: list[dict], mc: dict, constrained: list, cold_rows: list | Non
     lines = ["## L2 logistic regression (mean log-loss + lam/2 ||w||^2, lam = 1/m)", "",
              f"Warm call: median of {args.repeats} calls after the first call; relative gap = (f - f_ref) / |f_ref|, "
              "f_ref the lowest objective found; max|g| in NumPy at the returned w.", "",
-             "| case | solver | setting | first call | warm call (median) | iterations | objective | rel. gap | max abs g | note |",
+             "| case | solver | setting | first call | warm call (median) | iterations | objective | rel. gap "
+             "| max abs g | note |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for case in cases:
         for r in case["rows"]:
@@ -360,9 +363,11 @@ def plot(cases: list[dict], path: pathlib.Path) -> None:
             trace = r.get("info", {}).get("trace")
             if trace:
                 t, f = zip(*trace)
-                ax.loglog(t, [max((v - ref) / abs(ref), FLOOR) for v in f], marker=".", label=f"{r['lib']} {r['setting']}")
+                ax.loglog(t, [max((v - ref) / abs(ref), FLOOR) for v in f], marker=".",
+                          label=f"{r['lib']} {r['setting']}")
         for lib, start in (("sklearn", "newton-cholesky"), ("sklearn", "lbfgs")):
-            pts = [(r["median"], max(r["gap"], FLOOR)) for r in case["rows"] if r["lib"] == lib and r["setting"].startswith(start)]
+            pts = [(r["median"], max(r["gap"], FLOOR)) for r in case["rows"]
+                   if r["lib"] == lib and r["setting"].startswith(start)]
             if pts:
                 ax.loglog(*zip(*pts), marker="s", linestyle="--", label=f"sklearn {start}, one point per tol (median)")
         for r in case["rows"]:
@@ -401,9 +406,11 @@ def header(args, argv) -> str:
             pass
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     return (f"# benchmarks/solvers.py, commit {commit()}, measured {datetime.date.today()}\n\nCommand: "
-            f"`{' '.join(['python benchmarks/solvers.py', *argv])}`\n\nMachine: {platform.processor() or platform.machine()}, "
+            f"`{' '.join(['python benchmarks/solvers.py', *argv])}`\n\n"
+            f"Machine: {platform.processor() or platform.machine()}, "
             f"{os.cpu_count()} cores shared with other work (load average at the end {load}: noisy; ratios are taken "
-            f"within one run, medians of interleaved rounds); BLAS limited to {args.threads} thread(s) with threadpoolctl "
+            f"within one run, medians of interleaved rounds); BLAS limited to {args.threads} thread(s) "
+            "with threadpoolctl "
             f"in every library (multi-threaded OpenBLAS calls on this VM intermittently take 100x longer). "
             f"{', '.join(versions)}.\n\n")
 
@@ -428,7 +435,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.save and importlib.util.find_spec("matplotlib") is None:       # say so before the run
         print("# matplotlib is not installed: no plot at the end (pip install '.[plot]')", file=sys.stderr)
-    where = pathlib.Path(tempfile.gettempdir()) / "RESULTS_solvers_quick" if args.quick else ROOT / "benchmarks" / "RESULTS_solvers"
+    where = (pathlib.Path(tempfile.gettempdir()) / "RESULTS_solvers_quick" if args.quick
+             else ROOT / "benchmarks" / "RESULTS_solvers")
     args.md = args.md or where.with_suffix(".md")
     args.png = args.png or where.with_suffix(".png")
     args.cvxpy_timeout = args.cvxpy_timeout or (20.0 if args.quick else 120.0)

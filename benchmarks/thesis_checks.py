@@ -22,8 +22,8 @@ from growth import chain, shared  # noqa: E402 - the DAGs the growth test uses
 
 
 def thesis_table(orders, points):
-    lines = [l.strip() for l in (ROOT / "tests/data/thesis_examples.tc").read_text().splitlines()
-             if l.strip() and not l.startswith("#")]
+    lines = [raw.strip() for raw in (ROOT / "tests/data/thesis_examples.tc").read_text().splitlines()
+             if raw.strip() and not raw.startswith("#")]
     print("| example | " + " | ".join(f"order {k}" for k in orders) + " |")
     print("|---|" + "---|" * len(orders))
     worst = dict.fromkeys(orders, 0.0)
