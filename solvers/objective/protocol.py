@@ -36,7 +36,12 @@ class Smooth(Protocol):
     xp: Module
     n: int
     counts: dict[str, int]
-    box: Box | None
+
+    @property
+    def box(self) -> Box | None:
+        """The closed bounds kept by projection, None where there are none (read only: a
+        view whose box is a richer `Box`, such as `constrained.space.Box`, satisfies it)."""
+        ...
 
     def pack(self, arrays: Mapping[str, Array]) -> Array: ...
 
