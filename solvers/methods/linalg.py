@@ -150,11 +150,6 @@ def newton_step(xp: ArrayModule, H: Array | Blocks, g: Array) -> Step:
     return Step(-found.factor.solve(g), found.tau, found.failed, found.factor)
 
 
-def solve(xp: ArrayModule, factor: Factor, g: Array) -> Array:
-    """factor^-1 g (`factor.solve(g)`; `xp` unused, kept for `methods.newton`)."""
-    return factor.solve(g)
-
-
 def shifted(xp: ArrayModule, A: Array | Blocks, policy: Shifts) -> Shifted:
     """The factor of A + tau I (A dense, or `Blocks`, whose blocks share tau) for the
     first tau of `policy` that makes it numerically positive definite."""

@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 from solvers.methods.history import Clock
-from solvers.methods.linalg import Factor, newton_step, solve
+from solvers.methods.linalg import Factor, newton_step
 from solvers.methods.loop import Direction, Method
 from solvers.methods.prefetch import GradientMethod, Prefetch
 from solvers.objective.protocol import Array, Smooth
@@ -74,13 +74,13 @@ class Newton(Method):
 
     def _stale(self, obj, g) -> float:
         """g.H^-1 g / 2 with the previous Hessian (nan when there is none)."""
-        return math.nan if self.last is None else float(g @ solve(obj.xp, self.last[0], g)) / 2
+        return math.nan if self.last is None else float(g @ self.last[0].solve(g)) / 2
 
     def direction(self, obj: Smooth, z: Array, f: float, g: Array, H: Any, clock: Clock) -> Direction:
         if isinstance(H, _Chord) and self.last is not None:        # a chord is made only after a step
             factor = self.last[0]
             with clock("solve"):
-                d = -solve(obj.xp, factor, g)
+                d = -factor.solve(g)
             notes = ["chord step: the previous Hessian's factor, reused near the solution"]
             return self._remember(factor, checked_direction(g, d, 0.0, notes))
         if isinstance(H, float):

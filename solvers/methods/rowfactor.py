@@ -158,6 +158,6 @@ def _needed(H, taus):
 
 def _solved(H, g, tau: float):
     """-(H_i + tau I)^-1 g_i for the blocks of one chunk (g: rows x R x 1), as
-    `linalg.solve` does them."""
+    `linalg.Cholesky.solve` does them."""
     L = cholesky(np, H + tau * np.eye(H.shape[-1]) if tau else H)
     return -cho_solve(np, L, g)[..., 0]
