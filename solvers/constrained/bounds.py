@@ -16,13 +16,14 @@ stationarity by max|y - P(y - g)|, which is max|g| away from the bounds.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable
 
 from solvers.constrained.space import Box
 from solvers.methods.firstorder import LBFGS
 from solvers.methods.history import Clock
 from solvers.methods.linalg import Blocks
-from solvers.methods.loop import Direction, Method, projected_gradient
+from solvers.methods.loop import Direction, Evaluation, Method, projected_gradient
 from solvers.methods.newton import Newton, NewtonCG
 from solvers.objective.protocol import Smooth
 from tensorcalc.arrays import Array, ArrayModule
@@ -54,7 +55,7 @@ class Projected(Method):
         self.free: Array | None = None
         self._last: tuple[Smooth, Array, Array, Array | None] | None = None   # the last `_mask`'s
 
-    def evaluate(self, obj: Smooth, z: Array, last: bool = False) -> tuple[float, Array, Any]:
+    def evaluate(self, obj: Smooth, z: Array, last: bool = False) -> Evaluation:
         return self.inner.evaluate(obj, z, last)
 
     def trial(self, obj: Smooth, z: Array) -> float:
@@ -69,16 +70,16 @@ class Projected(Method):
     def first_step(self, d: Array, g: Array) -> float:
         return self.inner.first_step(d, g)
 
-    def hessian(self, obj: Smooth, z: Array, extra: Any) -> Any:
-        H = self.inner.hessian(obj, z, extra)
+    def hessian(self, obj: Smooth, z: Array, ev: Evaluation) -> Any:
+        H = self.inner.hessian(obj, z, ev)
         return H if H is None or self.free is None else masked(obj.xp, H, self.free)
 
-    def direction(self, obj: Smooth, z: Array, f: float, g: Array, extra: Any, clock: Clock) -> Direction:
-        free = self.free = self._mask(obj, z, g)
+    def direction(self, obj: Smooth, z: Array, ev: Evaluation, clock: Clock) -> Direction:
+        free = self.free = self._mask(obj, z, ev.g)
         rule = FACE.get(type(self.inner))
         if free is None or rule is None:
-            return self.inner.direction(obj, z, f, g, extra, clock)
-        return rule(self.inner, free, obj, z, f, g, extra, clock)
+            return self.inner.direction(obj, z, ev, clock)
+        return rule(self.inner, free, obj, z, ev, clock)
 
     def face(self, obj: Smooth, z: Array, g: Array) -> Smooth:
         """`obj` on the face of z (Hessian-vector products, and `hessian` after this call,
@@ -132,19 +133,18 @@ class _Face:
         return self._free * self._obj.hvp(z, self._free * v) + (1.0 - self._free) * v
 
 
-def _newton(inner: Method, free: Array, obj: Smooth, z: Array, f: float, g: Array, extra: Any,
-            clock: Clock) -> Direction:
-    H = extra if _is_matrix(extra) else obj.value_grad_hess(z)[2]
-    d = inner.direction(obj, z, f, g, masked(obj.xp, H, free), clock)
+def _newton(inner: Method, free: Array, obj: Smooth, z: Array, ev: Evaluation, clock: Clock) -> Direction:
+    H = ev.hessian if ev.hessian is not None else obj.value_grad_hess(z)[2]
+    d = inner.direction(obj, z, replace(ev, hessian=masked(obj.xp, H, free), chord=False), clock)
     inner.restart()               # no chord step with a factor of another face
-    return _on_face(d, g, free)
+    return _on_face(d, ev.g, free)
 
 
-def _newton_cg(inner: Method, free: Array, obj: Smooth, z: Array, f: float, g: Array, extra: Any,
-               clock: Clock) -> Direction:
+def _newton_cg(inner: Method, free: Array, obj: Smooth, z: Array, ev: Evaluation, clock: Clock) -> Direction:
     # CG on the free coordinates alone: its stopping test then measures their gradient,
     # not the binding entries' (which stay large at the solution)
-    d = inner.direction(_Face(obj, free), z, f, g * free, extra, clock)
+    g = ev.g
+    d = inner.direction(_Face(obj, free), z, replace(ev, g=g * free), clock)
     d.d = d.d * free - (1.0 - free) * g
     return _on_face(d, g, free)
 
@@ -156,16 +156,12 @@ def _on_face(d: Direction, g: Array, free: Array) -> Direction:
     return d
 
 
-def _lbfgs(inner: Method, free: Array, obj: Smooth, z: Array, f: float, g: Array, extra: Any,
-           clock: Clock) -> Direction:
-    d = inner.direction(obj, z, f, g * free, extra, clock)
+def _lbfgs(inner: Method, free: Array, obj: Smooth, z: Array, ev: Evaluation, clock: Clock) -> Direction:
+    g = ev.g
+    d = inner.direction(obj, z, replace(ev, g=g * free), clock)
     d.d = d.d * free - (1.0 - free) * g
     return d
 
 
-def _is_matrix(extra: Any) -> bool:
-    return isinstance(extra, Blocks) or (getattr(extra, "ndim", 0) == 2)
-
-
-FaceRule = Callable[[Method, Array, Smooth, Array, float, Array, Any, Clock], Direction]
+FaceRule = Callable[[Method, Array, Smooth, Array, Evaluation, Clock], Direction]
 FACE: dict[type, FaceRule] = {Newton: _newton, NewtonCG: _newton_cg, LBFGS: _lbfgs}   # gradient descent: as is

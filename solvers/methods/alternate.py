@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from solvers.methods import stopping as certify
 from solvers.methods.history import HEADER, Clock, Iteration, optimize_result
-from solvers.methods.loop import MAX_ESCAPES, Options, close, iterate, max_abs
+from solvers.methods.loop import MAX_ESCAPES, Evaluation, Options, close, iterate, max_abs
 from solvers.methods.newton import Newton
 from solvers.objective.protocol import Array
 from solvers.objective.smooth import Objective
@@ -186,7 +186,7 @@ def _step(obj, state: dict, opts: Options, clock: Clock, k: int, kept=None):
     it = Iteration(k, opts.sign * f, max_abs(obj, g))
     method = obj.newton(opts.gtol, opts.tol) if hasattr(obj, "newton") else \
         Newton(opts.gtol, opts.tol, prefetch=False)            # the probe keeps evaluations
-    status, _, point = iterate(obj, method, z, f, g, H, it, opts, clock, -1)
+    status, _, point = iterate(obj, method, z, Evaluation(f, g, H), it, opts, clock, -1)
     if status is None:
         state.update(obj.unpack(point))
     return status, it

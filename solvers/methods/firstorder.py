@@ -11,7 +11,7 @@ from collections import deque
 from typing import Any
 
 from solvers.methods.history import Clock
-from solvers.methods.loop import Direction
+from solvers.methods.loop import Direction, Evaluation
 from solvers.methods.prefetch import GradientMethod
 from solvers.objective.protocol import Array, Smooth
 
@@ -37,7 +37,8 @@ class LBFGS(GradientMethod):
         else:
             self.notes.append(f"curvature s.y = {sy:.3g} <= 0: update skipped")
 
-    def direction(self, obj: Smooth, z: Array, f: float, g: Array, extra: Any, clock: Clock) -> Direction:
+    def direction(self, obj: Smooth, z: Array, ev: Evaluation, clock: Clock) -> Direction:
+        g = ev.g
         with clock("solve"):
             q, alphas = g.copy(), []
             for s, y, rho in reversed(self.pairs):
@@ -77,8 +78,8 @@ class GradientDescent(GradientMethod):
         sy = float(s @ y)
         self.bb = float(s @ s) / sy if sy > 0 else None
 
-    def direction(self, obj: Smooth, z: Array, f: float, g: Array, extra: Any, clock: Clock) -> Direction:
-        return Direction(-g, gradient=True)
+    def direction(self, obj: Smooth, z: Array, ev: Evaluation, clock: Clock) -> Direction:
+        return Direction(-ev.g, gradient=True)
 
     def first_step(self, d: Array, g: Array) -> float:
         return self.bb if self.bb else min(1.0, 1.0 / float(abs(g).max()))

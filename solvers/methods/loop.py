@@ -46,25 +46,40 @@ class Direction:
     gradient: bool = False          # d is the negative gradient: no fallback left
 
 
+@dataclass(frozen=True)
+class Evaluation:
+    """What a method evaluated at an iterate: f and g, and for Newton methods either the
+    Hessian (dense or `linalg.Blocks`; a Dask array of blocks for `rowfactor`) or, near
+    the solution where none was built, the decrement g.H^-1 g / 2 taken with the
+    previous step's factor, `chord` marking an iterate whose step reuses that factor
+    (see `newton.Newton`)."""
+
+    f: float
+    g: Array
+    hessian: Any = None             # None: not evaluated here
+    decrement: float = math.nan     # with the previous factor, where no Hessian was built
+    chord: bool = False             # the step reuses the previous factor
+
+
 class Method:
-    """What the loop asks of a method. `evaluate(obj, z, last)` gives (f, g, extra) at z
-    (extra is the Hessian for Newton; `last` marks the iterate at the iteration limit,
-    where no step follows); `direction(obj, z, f, g, extra, clock)` gives a `Direction`.
+    """What the loop asks of a method. `evaluate(obj, z, last)` gives the `Evaluation` at
+    z (`last` marks the iterate at the iteration limit, where no step follows);
+    `direction(obj, z, ev, clock)` gives a `Direction`.
     The defaults: `trial` evaluates a line-search trial point by value, `update(s, y)`
     (learning from an accepted step s and the gradient change y) does nothing, the
     line search first tries the step 1, `restart()` (after a step away from a saddle)
-    forgets nothing, `hessian(obj, z, extra)` is None: the second-order check at
+    forgets nothing, `hessian(obj, z, ev)` is None: the second-order check at
     the end uses Hessian-vector products, and `face` is the objective itself. `obj` is
     always a `solvers.objective.protocol.Smooth`."""
 
     name, newton = "method", False
 
-    def evaluate(self, obj: Smooth, z: Array, last: bool = False) -> tuple[float, Array, Any]:
-        """(f, g, extra) at z; `last`: the iterate at the iteration limit (no step follows)."""
+    def evaluate(self, obj: Smooth, z: Array, last: bool = False) -> Evaluation:
+        """The `Evaluation` at z; `last`: the iterate at the iteration limit (no step follows)."""
         raise NotImplementedError
 
-    def direction(self, obj: Smooth, z: Array, f: float, g: Array, extra: Any, clock: Clock) -> Direction:
-        """The direction to search along from z."""
+    def direction(self, obj: Smooth, z: Array, ev: Evaluation, clock: Clock) -> Direction:
+        """The direction to search along from z, where the method evaluated `ev`."""
         raise NotImplementedError
 
     def trial(self, obj: Smooth, z: Array) -> float:
@@ -76,7 +91,7 @@ class Method:
     def restart(self) -> None:
         pass
 
-    def hessian(self, obj: Smooth, z: Array, extra: Any) -> Any:
+    def hessian(self, obj: Smooth, z: Array, ev: Evaluation) -> Any:
         return None
 
     def first_step(self, d: Array, g: Array) -> float:
@@ -134,7 +149,8 @@ def run(obj: Smooth, method: Method, z: Array, opts: Options) -> Outcome:
         print(HEADER)
     for k in range(opts.max_iter + 1):
         with clock("eval"):
-            f, g, extra = method.evaluate(obj, z, k == opts.max_iter)
+            ev = method.evaluate(obj, z, k == opts.max_iter)
+        f, g = ev.f, ev.g
         if k == 0:
             progress.f_start = progress.f_last = f
         if s_prev is not None:
@@ -142,12 +158,12 @@ def run(obj: Smooth, method: Method, z: Array, opts: Options) -> Outcome:
         gmax = max_abs(obj, g) if obj.box is None else projected_gradient(obj, z, g)[1]
         it = Iteration(k, opts.sign * f, gmax)
         history.append(it)
-        status, d, d_point = iterate(obj, method, z, f, g, extra, it, opts, clock, k, progress)
+        status, d, d_point = iterate(obj, method, z, ev, it, opts, clock, k, progress)
         progress.f_last = f
         message = _message(status, method, it, f) if status is not None else None
         if status in (Status.CONVERGED, Status.ITERATION_LIMIT, Status.LINE_SEARCH_FAILED):
             with clock("eval"):
-                verdict = certify.examine(method.face(obj, z, g), z, f, g, lambda: method.hessian(obj, z, extra),
+                verdict = certify.examine(method.face(obj, z, g), z, f, g, lambda: method.hessian(obj, z, ev),
                                           opts, start, (s_prev, z - start), status)
             leave = verdict.point is not None and k < opts.max_iter and escapes < MAX_ESCAPES
             escapes += leave
@@ -189,16 +205,17 @@ def _follow(method: Method, it: Iteration, verdict: certify.Verdict, status: Sta
     return status, message, None, None
 
 
-def iterate(obj: Smooth, method: Method, z: Array, f: float, g: Array, extra: Any, it: Iteration, opts: Options,
+def iterate(obj: Smooth, method: Method, z: Array, ev: Evaluation, it: Iteration, opts: Options,
             clock: Clock, k: int, progress: Progress | None = None) -> tuple[Status | None, Array, Array]:
     """(None, direction, new point) when a step was found (its size recorded on `it`),
     else (status, None, None). `progress`: the run's (`run`); None outside one."""
+    f, g = ev.f, ev.g
     if it.k == 0:
         _check_start(f, it.gmax)
     if it.gmax == 0.0:
         it.decrement = 0.0
         return Status.CONVERGED, None, None
-    dr = method.direction(obj, z, f, g, extra, clock)
+    dr = method.direction(obj, z, ev, clock)
     it.decrement, it.damping, it.fallbacks, it.cg = dr.decrement, dr.damping, dr.fallbacks, dr.cg
     converged = it.gmax <= opts.gtol and (math.isnan(dr.decrement) or dr.decrement <= opts.tol)
     if converged and not _more_to_gain(obj, f, g, dr, progress or Progress(), k):

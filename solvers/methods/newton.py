@@ -9,7 +9,7 @@ from typing import Any
 
 from solvers.methods.history import Clock
 from solvers.methods.linalg import Factor, newton_step
-from solvers.methods.loop import Direction, Method
+from solvers.methods.loop import Direction, Evaluation, Method
 from solvers.methods.prefetch import GradientMethod, Prefetch
 from solvers.objective.protocol import Array, Smooth
 
@@ -41,27 +41,27 @@ class Newton(Method):
             return obj.value(z)
         return self.prefetch.trial(obj, z, "grad" if self._near() else "full")
 
-    def evaluate(self, obj: Smooth, z: Array, last: bool = False) -> tuple[float, Array, Any]:
+    def evaluate(self, obj: Smooth, z: Array, last: bool = False) -> Evaluation:
         kept = self.prefetch.take(z) if self.prefetch else None
         if last or self._near():
             f, g = kept[:2] if kept else obj.value_grad(z)
             decrement = self._stale(obj, g)
             if last or (float(abs(g).max()) <= self.gtol and decrement <= self.tol):
-                return f, g, decrement
+                return Evaluation(f, g, decrement=decrement)
             if self.last is not None and decrement <= 0.01 * self.last[1]:
-                return f, g, _Chord(decrement)
+                return Evaluation(f, g, decrement=decrement, chord=True)
         if kept is not None and kept[2] is not None:
-            return kept
-        return obj.value_grad_hess(z)
+            return Evaluation(*kept)
+        return Evaluation(*obj.value_grad_hess(z))
 
     def restart(self) -> None:
         """After a step away from a saddle: the next iterate builds its own Hessian."""
         self.last, self.before = None, math.inf
 
-    def hessian(self, obj: Smooth, z: Array, extra: Any) -> Any:
+    def hessian(self, obj: Smooth, z: Array, ev: Evaluation) -> Any:
         """The Hessian at z: the one evaluated there, else (a stop near the solution
         evaluates none) built now."""
-        return obj.value_grad_hess(z)[2] if extra is None or isinstance(extra, float) else extra
+        return obj.value_grad_hess(z)[2] if ev.hessian is None else ev.hessian
 
     def _near(self) -> bool:
         return self.last is not None and (self.last[1] <= math.sqrt(self.tol)
@@ -76,27 +76,24 @@ class Newton(Method):
         """g.H^-1 g / 2 with the previous Hessian (nan when there is none)."""
         return math.nan if self.last is None else float(g @ self.last[0].solve(g)) / 2
 
-    def direction(self, obj: Smooth, z: Array, f: float, g: Array, H: Any, clock: Clock) -> Direction:
-        if isinstance(H, _Chord) and self.last is not None:        # a chord is made only after a step
+    def direction(self, obj: Smooth, z: Array, ev: Evaluation, clock: Clock) -> Direction:
+        g = ev.g
+        if ev.chord and self.last is not None:        # a chord is made only after a step
             factor = self.last[0]
             with clock("solve"):
                 d = -factor.solve(g)
             notes = ["chord step: the previous Hessian's factor, reused near the solution"]
             return self._remember(factor, checked_direction(g, d, 0.0, notes))
-        if isinstance(H, float):
-            return Direction(-g, H, gradient=True)       # decrement from the previous Hessian
+        if ev.hessian is None:
+            return Direction(-g, ev.decrement, gradient=True)       # decrement from the previous Hessian
         with clock("solve"):
-            step = newton_step(obj.xp, H, g)
+            step = newton_step(obj.xp, ev.hessian, g)
         if step.d is None:
             self.last, self.before = None, math.inf
             return gradient_direction(g, f"Cholesky failed for every shift up to tau = {step.tau:.3g}")
         notes = [f"Hessian not positive definite: added {step.tau:.3g} I "
                  f"after {step.shifts} failed Cholesky attempt(s)"] if step.tau else []
         return self._remember(step.factor, checked_direction(g, step.d, step.tau, notes))
-
-
-class _Chord(float):
-    """The decrement with the previous factor, marking an iterate that reuses it."""
 
 
 FLAT = 1e-10   # curvature below this fraction of the largest seen is rounding, not curvature
@@ -114,7 +111,8 @@ class NewtonCG(GradientMethod):
     def __init__(self, max_cg: int | None = None):
         self.max_cg = max_cg
 
-    def direction(self, obj: Smooth, z: Array, f: float, g: Array, extra: Any, clock: Clock) -> Direction:
+    def direction(self, obj: Smooth, z: Array, ev: Evaluation, clock: Clock) -> Direction:
+        g = ev.g
         with clock("solve"):
             d, iters, curvature = self._cg(obj, z, g)
         if d is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from solvers.methods.loop import Method
+from solvers.methods.loop import Evaluation, Method
 from solvers.objective.protocol import Array, Smooth
 
 
@@ -50,12 +50,12 @@ class GradientMethod(Method):
     def trial(self, obj: Smooth, z: Array) -> float:
         return self._kept().trial(obj, z, "grad")
 
-    def evaluate(self, obj: Smooth, z: Array, last: bool = False) -> tuple[float, Array, Any]:
+    def evaluate(self, obj: Smooth, z: Array, last: bool = False) -> Evaluation:
         kept = self._kept().take(z)
         if kept is not None:
-            return kept[0], kept[1], None
+            return Evaluation(kept[0], kept[1])
         f, g = obj.value_grad(z)
-        return f, g, None
+        return Evaluation(f, g)
 
     def _kept(self) -> Prefetch:
         if "_prefetch" not in self.__dict__:

@@ -30,7 +30,7 @@ import numpy as np
 
 from solvers.methods.history import Clock
 from solvers.methods.linalg import MAX_SHIFTS, cho_solve, cholesky, newton_shifts
-from solvers.methods.loop import Direction, Method
+from solvers.methods.loop import Direction, Evaluation, Method
 from solvers.methods.newton import checked_direction, gradient_direction
 from solvers.objective.protocol import Array, Smooth
 from solvers.objective.smooth import Objective, compiled_program, finite_value
@@ -128,7 +128,8 @@ class RowNewton(Method):
 
     name, newton = "Newton", True
 
-    def direction(self, obj: Smooth, z: Array, f: float, g: Array, H: Any, clock: Clock) -> Direction:
+    def direction(self, obj: Smooth, z: Array, ev: Evaluation, clock: Clock) -> Direction:
+        g, H = ev.g, ev.hessian
         with clock("solve"):
             diag = H.map_blocks(np.diagonal, axis1=1, axis2=2, drop_axis=2, dtype=np.float64)
             low, scale = (float(v) for v in dask.compute(diag.min(), abs(diag).max()))
