@@ -7,7 +7,6 @@ import os
 import pathlib
 import sys
 
-from convexcheck.problem.reader import parse_problem
 from tensorcalc import memo
 from tensorcalc.store import cache
 from tensorcalc.store import files as cachefiles
@@ -18,9 +17,7 @@ PARSE = sys.modules["tensorcalc.language.parse"]
 def forget():
     """Empty the in-process caches so that the next call reads the disk cache, and forget
     the warnings given (each is given once per process), so a test sees its own."""
-    memo.clear()                      # compiled programs, convexity verdicts, ...
-    for fn in (PARSE._parser, parse_problem):
-        fn.cache_clear()
+    memo.clear()                      # compiled programs, parser tables, parsed problems, verdicts, ...
     cachefiles._keys.clear()
     cachefiles._warned.clear()
 

@@ -18,7 +18,7 @@ import tensorcalc as tc
 from convexcheck.problem.model import DEFINITE, Attributes, Declaration
 from convexcheck.problem.statements import Source
 from tensorcalc.language.meaning import RESERVED as _TC_RESERVED
-from tensorcalc.language.parse import Statement
+from tensorcalc.language.syntax import Statement
 
 MAX_INT_DIM = 1_000_000    # largest integer dimension
 KEYWORDS = ("variable", "parameter", "declare", "minimize", "maximize", "expression",

@@ -24,10 +24,11 @@ from convexcheck.problem.declarations import check_name, declaration
 from convexcheck.problem.defines import read_define, substitute
 from convexcheck.problem.model import Attributes, Declaration, Part, Problem
 from convexcheck.problem.statements import TextStatement, line_col
-from tensorcalc import Expr, ParseError, TensorCalcError
+from tensorcalc import Expr, ParseError, TensorCalcError, memo
 from tensorcalc.collector import pausing
 from tensorcalc.language.meaning import build, declarations
-from tensorcalc.language.parse import Statement, Syntax, read_problem
+from tensorcalc.language.parse import read_problem
+from tensorcalc.language.syntax import Statement, Syntax
 
 MAX_TEXT = 1_000_000       # characters of text (bytes of a file); a longer problem is rejected
 MAX_STATEMENTS = 10_000    # each is analysed on its own; more would take minutes
@@ -141,7 +142,8 @@ class _Cache:
                 (text, _), _ = self._problems.popitem(last=False)
                 self._size -= len(text)
 
-    def clear(self) -> None:
+    def cache_clear(self) -> None:
+        """Empty the cache (listed in `tensorcalc.memo`, so `memo.clear()` does it too)."""
         with self._lock:
             self._problems.clear()
             self._size = 0
@@ -150,8 +152,8 @@ class _Cache:
         return len(self._problems)
 
 
-_PARSED = _Cache(CACHED_PROBLEMS, CACHED_CHARS)
-setattr(parse_problem, "cache_clear", lambda: _PARSED.clear())   # as an lru_cache's (its own: sized in characters)
+_PARSED = memo.register(_Cache(CACHED_PROBLEMS, CACHED_CHARS))
+setattr(parse_problem, "cache_clear", _PARSED.cache_clear)   # as an lru_cache's (its own: sized in characters)
 
 
 def _read_file(path: str) -> str:

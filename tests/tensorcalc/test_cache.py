@@ -16,8 +16,8 @@ from cache_tools import body, entries, forget, name_parts
 
 import solvers
 import tensorcalc as tc
-from solvers import api
 from solvers.objective import smooth as objective
+from solvers.task import convexity
 from tensorcalc import memo
 from tensorcalc.codegen import sourcecheck
 from tensorcalc.store import cache
@@ -52,7 +52,7 @@ def test_hit_gives_identical_results_and_skips_compilation(cache_folder, monkeyp
     def refuse(*args, **kwargs):
         raise AssertionError("compiled although the cache holds the program")
     monkeypatch.setattr(tc, "compile", refuse)
-    monkeypatch.setattr(api, "analyze", refuse)
+    monkeypatch.setattr(convexity, "analyze", refuse)
     second = _solve(_data())
     assert second.success and first.success
     assert np.array_equal(first.x["w"], second.x["w"])
@@ -252,7 +252,7 @@ def test_a_verdict_whose_analysis_ran_out_of_budget_is_not_kept(cache_folder, mo
     def spent(problem, samples):
         reports.append(convexcheck.analyze(problem, samples=samples, budget=0))
         return reports[-1]
-    monkeypatch.setattr(api, "analyze", spent)
+    monkeypatch.setattr(convexity, "analyze", spent)
     _solve(_data())
     assert reports and reports[0].budget_spent and not _entries(cache_folder, "verdict")
     monkeypatch.undo()
