@@ -28,6 +28,7 @@ UNFINISHED = (Status.ITERATION_LIMIT, Status.LINE_SEARCH_FAILED)   # stops that 
 ROUNDING = math.sqrt(EPS)  # a Newton step this small relative to x is rounding (`_at_rounding_level`)
 ROUNDED = "converged at the rounding level: Newton's step moves no entry beyond sqrt(eps) of x"
 BY_SLOPE = "step accepted by its slope: its change of f is within f's rounding (approximate Wolfe)"
+NOT_FINITE = "the gradient is not finite (inf or nan) here: no direction or step can be judged"
 GAIN = 1e-10         # a converged point of a tiny-scale objective that predicts more than
 FLOOR = 100 * EPS    # GAIN |f| and FLOOR |f at the start| steps on (`_more_to_gain`)
 
@@ -161,14 +162,14 @@ def run(obj: Smooth, method: Method, z: Array, opts: Options) -> Outcome:
         status, d, d_point = iterate(obj, method, z, ev, it, opts, clock, k, progress)
         progress.f_last = f
         message = _message(status, method, it, f) if status is not None else None
-        if status in (Status.CONVERGED, Status.ITERATION_LIMIT, Status.LINE_SEARCH_FAILED):
+        if status in (Status.CONVERGED, Status.ITERATION_LIMIT, Status.LINE_SEARCH_FAILED) and math.isfinite(gmax):
             with clock("eval"):
                 verdict = certify.examine(method.face(obj, z, g), z, f, g, lambda: method.hessian(obj, z, ev),
                                           opts, start, (s_prev, z - start), status)
             leave = verdict.point is not None and k < opts.max_iter and escapes < MAX_ESCAPES
             escapes += leave
             status, message, d, d_point = _follow(method, it, verdict, status, message, leave)
-        if status in UNFINISHED and (held := certify.open_bound(obj, z, g, opts.gtol)):
+        if status in UNFINISHED and math.isfinite(gmax) and (held := certify.open_bound(obj, z, g, opts.gtol)):
             status, message = Status.NO_MINIMISER, _open_message(held, opts.sign, f)
         if status is not None:
             close(it, clock, opts)
@@ -212,6 +213,12 @@ def iterate(obj: Smooth, method: Method, z: Array, ev: Evaluation, it: Iteration
     f, g = ev.f, ev.g
     if it.k == 0:
         _check_start(f, it.gmax)
+    elif not math.isfinite(it.gmax):
+        # a step accepted by its (finite) value can land where the derivatives overflow:
+        # 1/p past 1/DBL_MAX, as an augmented Lagrangian's growing penalty drives a `pos`
+        # coordinate of an infeasible problem to 1e-311; no direction or step is defined
+        it.fallbacks.append(NOT_FINITE)
+        return Status.LINE_SEARCH_FAILED, None, None
     if it.gmax == 0.0:
         it.decrement = 0.0
         return Status.CONVERGED, None, None
@@ -346,6 +353,10 @@ def _open_message(names: list[str], sign: float, f: float) -> str:
 
 
 def _message(status: Status, method: Method, it: Iteration, f: float) -> str:
+    if NOT_FINITE in it.fallbacks:
+        return ("stopped: the gradient is not finite (inf or nan) at the point reached: its last step "
+                "came within rounding of where the objective's derivatives overflow (an entry of x near "
+                "0 or a bound); no further step can be judged")
     if status == Status.CONVERGED and ROUNDED in it.fallbacks:
         return (f"converged to float64's precision: max|g| = {it.gmax:.3g} > gtol, but Newton's step moves "
                 f"no entry beyond sqrt(eps) of x and predicts a decrease under f's rounding (the "
