@@ -9,6 +9,7 @@ import numpy as np
 
 from solvers.constrained import dispatch as constrained
 from solvers.constrained import feasibility
+from solvers.constrained.kkt import Solved
 from solvers.methods.alternate import alternate
 from solvers.methods.firstorder import LBFGS, GradientDescent
 from solvers.methods.history import optimize_result
@@ -215,9 +216,10 @@ def _result(obj: Objective, out: Outcome, method: str, device: str, convexity: s
     jac those of the objective minimised."""
     x = {n: to_host(a) for n, a in obj.unpack(out.z).items()}
     jac = {n: to_host(a) for n, a in obj.unpack(out.g).items()}
+    violation, multipliers = (out.violation, out.multipliers) if isinstance(out, Solved) else (0.0, {})
     return optimize_result(
         x=x, fun=out.f, jac=jac, nit=len(out.history) - 1, status=out.status,
         success=out.status == 0, message=out.message, history=out.history, convexity=convexity,
         warning=warning, method=method, device=device, time_s=seconds,
-        constr_violation=getattr(out, "violation", 0.0), multipliers=getattr(out, "multipliers", {}),
+        constr_violation=violation, multipliers=multipliers,
         **obj.counts)

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import math
 import time
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from solvers.methods import stopping as certify
 from solvers.methods.history import HEADER, Clock, Iteration, optimize_result
-from solvers.methods.loop import MAX_ESCAPES, Evaluation, Options, close, iterate, max_abs
+from solvers.methods.loop import MAX_ESCAPES, Evaluation, Method, Options, close, iterate, max_abs
 from solvers.methods.newton import Newton
 from solvers.objective.protocol import Array
 from solvers.objective.smooth import Objective
@@ -40,6 +40,13 @@ from tensorcalc.arrays import is_dask
 
 if TYPE_CHECKING:
     from scipy.optimize import OptimizeResult
+
+Maker = Callable[[Options], Method]     # a block's Newton method, made fresh for each step
+
+
+def _newton(opts: Options) -> Method:
+    """`Newton` without prefetch: the probe (`_Probe`) keeps the evaluations."""
+    return Newton(opts.gtol, opts.tol, prefetch=False)
 
 
 def alternate(problem: object, blocks: Sequence[str | Sequence[str]], data: Mapping[str, object] | None = None, *,
@@ -66,13 +73,13 @@ def alternate(problem: object, blocks: Sequence[str | Sequence[str]], data: Mapp
     _check_blocks(groups, [v.name for v in joint.free])
     xp = array_module(device)
     state = dict(joint.x0)
-    objs = _rows([_block(problem, data or {}, state, b, xp) for b in groups], state)
+    objs, makers = _rows([_block(problem, data or {}, state, b, xp) for b in groups], state)
     convexity = {",".join(b): (convexity_of(o.task)[0] if check else "not checked") for b, o in zip(groups, objs)}
     opts = Options(gtol=gtol, tol=tol, c1=c1, max_trials=max_trials, sign=joint.sign, verbose=verbose,
                    second_order=bool(second_order))
     start = time.perf_counter()
     final = Objective(joint, xp)
-    status, message, history = _solve(objs, groups, state, sweeps, opts, final)
+    status, message, history = _solve(objs, makers, groups, state, sweeps, opts, final)
     f, jac = _value_grad(final, state)
     jac = {n: a if is_dask(a) else to_host(a) for n, a in jac.items()}
     result = optimize_result(x={n: a if is_dask(a) else to_host(a) for n, a in state.items()},
@@ -101,20 +108,26 @@ def _block(problem: object, data: Mapping[str, object], state: dict, block: tupl
     return Objective(task, xp)
 
 
-def _rows(objs: list, state: dict) -> list:
-    """On Dask data, each row factor's objective as a `rowfactor.RowObjective`, its
-    variable in `state` a Dask array chunked like the data's rows (see that module)."""
+def _rows(objs: list, state: dict) -> tuple[list, list[Maker]]:
+    """(objectives, their Newton methods' makers): on Dask data, each row factor's
+    objective as a `rowfactor.RowObjective` stepped by `rowfactor.RowNewton`, its variable
+    in `state` a Dask array chunked like the data's rows (see that module)."""
     if not any(is_dask(a) for o in objs for a in o.fixed.values()):
-        return objs
+        newtons: list[Maker] = [_newton] * len(objs)
+        return objs, newtons
     from solvers.methods import rowfactor
-    out = []
+    out: list = []
+    makers: list[Maker] = []
     for obj in objs:
         chunks = rowfactor.row_chunks(obj)
+        make = _newton
         if chunks is not None:
             obj = rowfactor.RowObjective(obj, chunks)
             state[obj.names[0]] = obj.rows(state[obj.names[0]])
+            make = rowfactor.RowNewton.made
         out.append(obj)
-    return out
+        makers.append(make)
+    return out, makers
 
 
 def _value_grad(obj: Objective, state: dict):
@@ -127,8 +140,8 @@ def _value_grad(obj: Objective, state: dict):
     return f, obj.unpack(g)
 
 
-def _solve(objs: list, blocks: list[tuple[str, ...]], state: dict, sweeps: int, opts: Options,
-           joint: Objective) -> tuple[Status, str, list[Iteration]]:
+def _solve(objs: list, makers: list[Maker], blocks: list[tuple[str, ...]], state: dict, sweeps: int,
+           opts: Options, joint: Objective) -> tuple[Status, str, list[Iteration]]:
     """(status, message, history): sweeps until they stop, the joint point examined
     there, and sweeps again after each step away from a joint saddle."""
     clock = Clock()
@@ -136,11 +149,11 @@ def _solve(objs: list, blocks: list[tuple[str, ...]], state: dict, sweeps: int, 
     if opts.verbose:
         print(HEADER)
     if any(map(is_dask, state.values())):                 # see `alternate`: not examined
-        status = _sweeps(objs, blocks, state, sweeps, opts, clock, history)
+        status = _sweeps(objs, makers, blocks, state, sweeps, opts, clock, history)
         return status, status_message(Family.ALTERNATE, status), history
     start = joint.pack(state)
     for escapes in range(MAX_ESCAPES + 1):
-        status = _sweeps(objs, blocks, state, sweeps - _count(history, len(blocks)), opts, clock, history)
+        status = _sweeps(objs, makers, blocks, state, sweeps - _count(history, len(blocks)), opts, clock, history)
         z = joint.pack(state)
         f, g = joint.value_grad(z)
         verdict = certify.examine(joint, z, f, g, None, opts, start, (z - start,), status)
@@ -156,14 +169,14 @@ def _solve(objs: list, blocks: list[tuple[str, ...]], state: dict, sweeps: int, 
     raise AssertionError("unreachable: the last examination returns")
 
 
-def _sweeps(objs: list, blocks: list[tuple[str, ...]], state: dict, sweeps: int, opts: Options, clock: Clock,
-            history: list[Iteration]) -> Status:
+def _sweeps(objs: list, makers: list[Maker], blocks: list[tuple[str, ...]], state: dict, sweeps: int,
+            opts: Options, clock: Clock, history: list[Iteration]) -> Status:
     kept = None
     for _ in range(sweeps):
         done = True
-        for b, (obj, block) in enumerate(zip(objs, blocks)):
+        for b, (obj, make, block) in enumerate(zip(objs, makers, blocks)):
             probe = _Probe(obj, objs[(b + 1) % len(objs)], state) if len(objs) > 1 else obj
-            status, it = _step(probe, state, opts, clock, len(history), kept)
+            status, it = _step(probe, make(opts), state, opts, clock, len(history), kept)
             kept = probe.kept if isinstance(probe, _Probe) and _first_accepted(it) else None
             it.block = ",".join(block)
             history.append(it)
@@ -176,16 +189,14 @@ def _sweeps(objs: list, blocks: list[tuple[str, ...]], state: dict, sweeps: int,
     return Status.ITERATION_LIMIT
 
 
-def _step(obj, state: dict, opts: Options, clock: Clock, k: int, kept=None):
-    """One Newton step on the block of `obj` from `state` (which it updates); `kept` is
-    this block's evaluation at `state` when the previous block's search already made it.
-    Returns (0 converged block | 2 failed search | None, record)."""
+def _step(obj, method: Method, state: dict, opts: Options, clock: Clock, k: int, kept=None):
+    """One step of the Newton `method` on the block of `obj` from `state` (which it
+    updates); `kept` is this block's evaluation at `state` when the previous block's
+    search already made it. Returns (0 converged block | 2 failed search | None, record)."""
     z = _sync(obj, state)
     with clock("eval"):
         f, g, H = kept if kept is not None else obj.value_grad_hess(z)
     it = Iteration(k, opts.sign * f, max_abs(obj, g))
-    method = obj.newton(opts.gtol, opts.tol) if hasattr(obj, "newton") else \
-        Newton(opts.gtol, opts.tol, prefetch=False)            # the probe keeps evaluations
     status, _, point = iterate(obj, method, z, Evaluation(f, g, H), it, opts, clock, -1)
     if status is None:
         state.update(obj.unpack(point))

@@ -32,6 +32,7 @@ from solvers.methods.history import Clock
 from solvers.methods.linalg import MAX_SHIFTS, cho_solve, cholesky, newton_shifts
 from solvers.methods.loop import Direction, Evaluation, Method
 from solvers.methods.newton import checked_direction, gradient_direction
+from solvers.methods.options import Options
 from solvers.objective.protocol import Array, Smooth
 from solvers.objective.smooth import Objective, compiled_program, finite_value
 from solvers.task.distributed import lazily
@@ -65,9 +66,6 @@ class RowObjective:
 
     def __getattr__(self, name):
         return getattr(self.obj, name)
-
-    def newton(self, gtol: float, tol: float) -> "RowNewton":
-        return RowNewton()
 
     def rows(self, value: Any) -> Any:
         """A NumPy or Dask array of the variable's shape, as a Dask array chunked like the
@@ -127,6 +125,11 @@ class RowNewton(Method):
     """`Newton`'s direction for a row factor, each chunk's blocks solved on its worker."""
 
     name, newton = "Newton", True
+
+    @classmethod
+    def made(cls, opts: Options) -> "RowNewton":
+        """A fresh one for a step (`alternate`'s maker; no tolerance of its own)."""
+        return cls()
 
     def direction(self, obj: Smooth, z: Array, ev: Evaluation, clock: Clock) -> Direction:
         g, H = ev.g, ev.hessian

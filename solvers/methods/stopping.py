@@ -42,6 +42,7 @@ import numpy as np
 from solvers.methods.linalg import Blocks, cholesky
 from solvers.methods.options import Options
 from solvers.objective.protocol import Array, Smooth
+from solvers.objective.smooth import Objective
 from solvers.result import Status
 from solvers.task.device import to_host
 
@@ -312,10 +313,11 @@ def open_bound(obj: Smooth, z: Array, g: Array, gtol: float) -> list[str]:
     """The variables whose strict bounds (`pos`, `> c`, `< c`) hold the infimum: z sits
     within OPEN (1 + |bound|) of such a bound with the gradient pushing past it, and every
     other coordinate has |g| <= gtol (the KKT conditions of the closed bound). [] where
-    that is not so, or there is no strict bound (an `Objective`'s free variables)."""
-    free, offsets = getattr(obj, "free", None), getattr(obj, "offsets", None)
-    if free is None or offsets is None or not obj.n:
-        return []                # a View or a scaled objective: its coordinates are not z's
+    that is not so, or there is no strict bound. Only an `Objective`'s z holds its free
+    variables' entries as declared: a View's or a scaled objective's coordinates are not z's."""
+    if not isinstance(obj, Objective) or not obj.n:
+        return []
+    free, offsets = obj.free, obj.offsets
     zh, gh = np.asarray(to_host(z), dtype=float), np.asarray(to_host(g), dtype=float)
     held, names = np.zeros(zh.size, bool), []
     for v, a, b in zip(free, offsets, offsets[1:]):
