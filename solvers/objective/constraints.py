@@ -26,6 +26,7 @@ from solvers.objective.protocol import Array
 from solvers.objective.smooth import Objective
 from solvers.task.distributed import evaluated
 from solvers.task.prepare import Task, variables
+from solvers.task.records import Constraint
 from tensorcalc import Expr, dag
 from tensorcalc.memo import memoized
 
@@ -37,7 +38,7 @@ class Part:
 
     rows, shape = 1, ()
 
-    def __init__(self, task: Task, constraint, view: View):
+    def __init__(self, task: Task, constraint: Constraint, view: View):
         self.constraint, self.view = constraint, view
         obj = view.obj
         present = variables(constraint.expr)
@@ -117,7 +118,7 @@ class Rows:
     call, once for an affine g; the weighted Hessian sum_i w_i H_i is the Hessian of the
     scalar w . g (`Part` of it, w a fixed parameter set per call)."""
 
-    def __init__(self, task: Task, constraint, view: View, y0):
+    def __init__(self, task: Task, constraint: Constraint, view: View, y0: Array):
         self.constraint, self.view = constraint, view
         names = tuple(v.name for v in task.free if v.name in variables(constraint.expr))
         self.part = Part(task, constraint, view)          # packing, data, coordinates

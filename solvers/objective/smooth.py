@@ -28,7 +28,7 @@ from solvers.task.device import to_device
 from solvers.task.distributed import evaluated, kept, placed
 from solvers.task.prepare import SolverError, Task
 from tensorcalc import Expr, ShapeError, dag
-from tensorcalc.arrays import is_dask
+from tensorcalc.arrays import ArrayModule, is_dask
 from tensorcalc.memo import memoized
 from tensorcalc.store import cache
 
@@ -39,7 +39,7 @@ class Objective:
 
     box: Box | None = None
 
-    def __init__(self, task: Task, xp):
+    def __init__(self, task: Task, xp: ArrayModule):
         self.task, self.xp = task, xp
         self.free = task.free
         at = _layout(tuple(self.free))
