@@ -49,12 +49,11 @@ LAYERS = {
         ["convexcheck", "convexcheck.api", "convexcheck.cli", "convexcheck.__main__"],
     ],
     "solvers": [
-        ["solvers.result"],
-        # Numerics that read no solver state (NumPy, SciPy): the Hessian's block form and
-        # Cholesky (linalg), the coordinates of symmetric variables and the cones' barrier
-        # (space, cone). The objective's Hessian has their shapes, the start is placed inside
-        # the cone, so they sit below task and objective though they live beside their users.
-        ["solvers.methods.linalg", "solvers.constrained.cone", "solvers.constrained.space"],
+        # The result (statuses, SciPy's OptimizeResult) and the contract of the objectives.
+        ["solvers.result", "solvers.protocol"],
+        # Numerics that read no solver state (NumPy, SciPy): Newton systems and their factors
+        # (linalg), the cones' barrier (cone), the coordinates of symmetric variables (space).
+        ["solvers.numerics"],
         ["solvers.task"],
         ["solvers.objective"],
         ["solvers.methods"],

@@ -19,13 +19,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable
 
-from solvers.constrained.space import Box
 from solvers.methods.firstorder import LBFGS
 from solvers.methods.history import Clock
-from solvers.methods.linalg import Blocks
 from solvers.methods.loop import Direction, Evaluation, Method, projected_gradient
 from solvers.methods.newton import Newton, NewtonCG
-from solvers.objective.protocol import Smooth
+from solvers.numerics.linalg import Blocks
+from solvers.numerics.space import Box
+from solvers.protocol import Smooth
 from tensorcalc.arrays import Array, ArrayModule
 
 EPS = 1e-3       # the widest band in which a bound counts as binding

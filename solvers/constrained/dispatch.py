@@ -36,10 +36,10 @@ import numpy as np
 from solvers.constrained import farkas, interior, lagrangian, pathfollow, qp, ray, recession
 from solvers.constrained.bounds import Projected
 from solvers.constrained.kkt import Solved, bound_duals, bound_multipliers, finish
-from solvers.constrained.space import View
 from solvers.methods import stopping as certify
 from solvers.methods.loop import Method, run
 from solvers.methods.options import Options
+from solvers.numerics.space import View
 from solvers.objective.constraints import Constraints, affine_in, bound_violation
 from solvers.objective.smooth import Objective, block_axis
 from solvers.result import Status

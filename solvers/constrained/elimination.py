@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from solvers.methods.linalg import Cholesky, barrier_shifts, shifted
+from solvers.numerics.linalg import Cholesky, barrier_shifts, shifted
 from tensorcalc.arrays import Array, ArrayModule
 
 SPARSE = 0.05          # G kept sparse below this density, when it has more than BIG entries
@@ -79,7 +79,7 @@ def structure(xp: ArrayModule, H: Array, G: Array) -> Structure | None:
 @dataclass
 class EliminationFactor:
     """K^-1 by the Schur complement on R and diagonal solves on S, refined once (a
-    `methods.linalg.Factor`, solving vectors and the columns of matrices)."""
+    `numerics.linalg.Factor`, solving vectors and the columns of matrices)."""
 
     st: Structure
     L: Cholesky | None   # the factor of the Schur complement, None when R is empty

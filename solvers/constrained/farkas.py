@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog
 
-from solvers.constrained.space import View
 from solvers.methods.stopping import LARGEST, ROUNDING  # ROUNDING per row; LARGEST entries in [a_i b_i]
+from solvers.numerics.space import View
 from solvers.objective.constraints import Constraints
 
 

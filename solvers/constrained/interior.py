@@ -28,11 +28,12 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from solvers.constrained import cone, lowrank
+from solvers.constrained import lowrank
 from solvers.constrained.schur import solve_small
-from solvers.constrained.space import View, dense
-from solvers.methods.linalg import Blocks, Factor, barrier_shifts, shifted
 from solvers.methods.options import Options
+from solvers.numerics import cone
+from solvers.numerics.linalg import Blocks, Factor, barrier_shifts, shifted
+from solvers.numerics.space import View, dense
 from solvers.objective.constraints import Constraints
 from tensorcalc.arrays import Array, ArrayModule
 

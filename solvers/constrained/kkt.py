@@ -7,9 +7,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from solvers.constrained.space import View
 from solvers.methods.history import Iteration
 from solvers.methods.loop import Outcome
+from solvers.numerics.space import View
 from solvers.objective.constraints import Constraints, bound_violation
 from solvers.result import Status
 from solvers.task.device import to_host

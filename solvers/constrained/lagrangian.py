@@ -37,11 +37,11 @@ from typing import Callable, Mapping
 
 from solvers.constrained.bounds import Projected
 from solvers.constrained.kkt import Solved, bound_duals, finish
-from solvers.constrained.space import Box, View, dense
 from solvers.methods.history import Iteration
-from solvers.methods.linalg import Blocks, objective_size
 from solvers.methods.loop import Method, Outcome, max_abs, run, stationarity
 from solvers.methods.options import Options
+from solvers.numerics.linalg import Blocks, objective_size
+from solvers.numerics.space import Box, View, dense
 from solvers.objective.constraints import Constraints
 from solvers.objective.smooth import block_axis
 from solvers.result import Family, Status, status_message

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from solvers.methods.linalg import Blocks, cho_solve, cholesky
+from solvers.numerics.linalg import Blocks, cho_solve, cholesky
 from tensorcalc.arrays import Array, ArrayModule
 
 
 @dataclass
 class LowRankFactor:
-    """K^-1 applied by `solve` (a `methods.linalg.Factor`); built by `factor`."""
+    """K^-1 applied by `solve` (a `numerics.linalg.Factor`); built by `factor`."""
 
     xp: ArrayModule
     H: Blocks            # the blocks of the Hessian

@@ -34,12 +34,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers.constrained import cone
 from solvers.constrained.feasibility import INFEASIBLE
 from solvers.constrained.interior import Interior, Point, PrimalDualStep, State, System, curvature, finite
 from solvers.methods.history import HEADER, Clock, Iteration, optimize_result, row
-from solvers.methods.linalg import objective_size
 from solvers.methods.options import Options
+from solvers.numerics import cone
+from solvers.numerics.linalg import objective_size
 from solvers.result import Family, Status, status_message
 from solvers.task.device import to_host
 from solvers.task.records import SolverError

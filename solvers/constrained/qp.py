@@ -35,7 +35,7 @@ from solvers.constrained.interior import Interior, State
 from solvers.constrained.pathfollow import FAR, VIOLATION, Result, callback_stops, gap_needed, run_off
 from solvers.constrained.schur import schur_inverse
 from solvers.methods.history import HEADER, Iteration, row
-from solvers.methods.linalg import NO_SHIFT, Blocks, Factor, shifted
+from solvers.numerics.linalg import NO_SHIFT, Blocks, Factor, shifted
 from solvers.objective.constraints import affine_in
 from solvers.result import Family, Status, status_message
 from solvers.task.records import Task

@@ -33,9 +33,9 @@ from typing import Callable
 import numpy as np
 
 from solvers.constrained.feasibility import INFEASIBLE
-from solvers.constrained.space import Space, View
 from solvers.methods import stopping as certify
 from solvers.methods.stopping import LARGEST, ROUNDING  # ROUNDING per coordinate; LARGEST Jacobian entries (dense SVD)
+from solvers.numerics.space import Space, View
 from solvers.objective.constraints import Constraints
 
 ROUNDS = 20          # alternating roundings onto the equalities, cones and bounds

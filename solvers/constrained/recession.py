@@ -21,8 +21,8 @@ import numpy as np
 from scipy.optimize import linprog
 
 from solvers.constrained.qp import Data
-from solvers.constrained.space import dense
-from solvers.methods.linalg import Blocks
+from solvers.numerics.linalg import Blocks
+from solvers.numerics.space import dense
 
 ROUNDING = 1e-9          # relative tolerance of the checks on d
 

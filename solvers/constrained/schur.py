@@ -1,6 +1,6 @@
 """The equalities' small Schur systems in the interior-point methods: with equality rows
 J_e, the Newton step needs (J_e K^-1 J_e')^+, K the factored Newton matrix (a
-`methods.linalg.Factor`).
+`numerics.linalg.Factor`).
 """
 from __future__ import annotations
 

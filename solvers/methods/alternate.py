@@ -29,8 +29,8 @@ from solvers.methods import stopping as certify
 from solvers.methods.history import HEADER, Clock, Iteration, optimize_result
 from solvers.methods.loop import MAX_ESCAPES, Evaluation, Method, Options, close, iterate, max_abs
 from solvers.methods.newton import Newton
-from solvers.objective.protocol import Array
 from solvers.objective.smooth import Objective
+from solvers.protocol import Array
 from solvers.result import Family, Status, status_message
 from solvers.task.convexity import convexity_of
 from solvers.task.device import array_module, to_host

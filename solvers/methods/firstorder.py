@@ -13,7 +13,7 @@ from typing import Any
 from solvers.methods.history import Clock
 from solvers.methods.loop import Direction, Evaluation
 from solvers.methods.prefetch import GradientMethod
-from solvers.objective.protocol import Array, Smooth
+from solvers.protocol import Array, Smooth
 
 
 class LBFGS(GradientMethod):

@@ -17,8 +17,8 @@ from solvers.methods import stopping as certify
 from solvers.methods.history import HEADER, Clock, Iteration, optimize_result, row
 from solvers.methods.linesearch import backtrack
 from solvers.methods.options import Options, Progress
-from solvers.objective.protocol import Array, Smooth
 from solvers.objective.trials import along
+from solvers.protocol import Array, Smooth
 from solvers.result import Family, Status, status_message
 from solvers.task.prepare import SolverError
 
@@ -71,7 +71,7 @@ class Method:
     line search first tries the step 1, `restart()` (after a step away from a saddle)
     forgets nothing, `hessian(obj, z, ev)` is None: the second-order check at
     the end uses Hessian-vector products, and `face` is the objective itself. `obj` is
-    always a `solvers.objective.protocol.Smooth`."""
+    always a `solvers.protocol.Smooth`."""
 
     name, newton = "method", False
 

@@ -8,10 +8,10 @@ import math
 from typing import Any
 
 from solvers.methods.history import Clock
-from solvers.methods.linalg import Factor, newton_step
 from solvers.methods.loop import Direction, Evaluation, Method
 from solvers.methods.prefetch import GradientMethod, Prefetch
-from solvers.objective.protocol import Array, Smooth
+from solvers.numerics.linalg import Factor, newton_step
+from solvers.protocol import Array, Smooth
 
 
 class Newton(Method):

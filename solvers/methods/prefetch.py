@@ -12,7 +12,7 @@ import math
 from typing import Any
 
 from solvers.methods.loop import Evaluation, Method
-from solvers.objective.protocol import Array, Smooth
+from solvers.protocol import Array, Smooth
 
 
 class Prefetch:

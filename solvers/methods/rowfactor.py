@@ -29,12 +29,12 @@ import dask.array as da
 import numpy as np
 
 from solvers.methods.history import Clock
-from solvers.methods.linalg import MAX_SHIFTS, cho_solve, cholesky, newton_shifts
 from solvers.methods.loop import Direction, Evaluation, Method
 from solvers.methods.newton import checked_direction, gradient_direction
 from solvers.methods.options import Options
-from solvers.objective.protocol import Array, Smooth
+from solvers.numerics.linalg import MAX_SHIFTS, cho_solve, cholesky, newton_shifts
 from solvers.objective.smooth import Objective, compiled_program, finite_value
+from solvers.protocol import Array, Smooth
 from solvers.task.distributed import lazily
 from tensorcalc.arrays import is_dask
 

@@ -39,10 +39,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from solvers.methods.linalg import Blocks, cholesky
 from solvers.methods.options import Options
-from solvers.objective.protocol import Array, Smooth
+from solvers.numerics.linalg import Blocks, cholesky
 from solvers.objective.smooth import Objective
+from solvers.protocol import Array, Smooth
 from solvers.result import Status
 from solvers.task.device import to_host
 

@@ -20,10 +20,10 @@ from typing import Sequence
 import numpy as np
 
 import tensorcalc as tc
-from solvers.constrained.space import View, dense
-from solvers.methods.linalg import Blocks
-from solvers.objective.protocol import Array
+from solvers.numerics.linalg import Blocks
+from solvers.numerics.space import View, dense
 from solvers.objective.smooth import Objective
+from solvers.protocol import Array
 from solvers.task.distributed import evaluated
 from solvers.task.prepare import Task, variables
 from solvers.task.records import Constraint

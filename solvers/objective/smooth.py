@@ -20,10 +20,10 @@ from typing import Any, Mapping, NamedTuple
 
 import tensorcalc as tc
 from convexcheck.problem.admissible import in_bounds
-from solvers.methods.linalg import Blocks
+from solvers.numerics.linalg import Blocks
 from solvers.objective.hoist import hoist
-from solvers.objective.protocol import Array, Box
 from solvers.objective.structure import block_form
+from solvers.protocol import Array, Box
 from solvers.task.device import to_device
 from solvers.task.distributed import evaluated, kept, placed
 from solvers.task.prepare import SolverError, Task

@@ -23,8 +23,8 @@ from typing import Callable
 
 import tensorcalc as tc
 from solvers.objective.hoist import hoist
-from solvers.objective.protocol import Array, Smooth
 from solvers.objective.smooth import Objective
+from solvers.protocol import Array, Smooth
 from solvers.task.distributed import client, evaluated, fits, persisted
 from tensorcalc import dag
 from tensorcalc.arrays import is_dask

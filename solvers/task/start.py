@@ -9,7 +9,7 @@ import numpy as np
 
 from convexcheck.problem.admissible import in_bounds
 from convexcheck.problem.model import Attributes
-from solvers.constrained import cone
+from solvers.numerics import cone
 from solvers.task.records import Free, SolverError
 
 

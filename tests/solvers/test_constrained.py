@@ -16,7 +16,7 @@ import scipy.optimize
 from conftest import cupy_or_skip
 
 import solvers
-from solvers.constrained.space import View
+from solvers.numerics.space import View
 from solvers.objective.constraints import Constraints
 from solvers.objective.smooth import Objective
 from solvers.task.prepare import prepare

@@ -15,7 +15,7 @@ import pytest
 import solvers
 from solvers.api import MAX_ITER
 from solvers.constrained import lagrangian
-from solvers.constrained.space import View
+from solvers.numerics.space import View
 from solvers.objective.constraints import Constraints
 from solvers.objective.smooth import Objective
 from solvers.task.prepare import prepare

@@ -1,6 +1,6 @@
 """The quadratic-program path of the interior-point method (solvers/qp.py), the
 block-diagonal-plus-low-rank Newton matrices (solvers/lowrank.py), and the one factor
-protocol and shift policy they share (solvers/methods/linalg.py).
+protocol and shift policy they share (solvers/numerics/linalg.py).
 
 A QP (quadratic objective, affine constraints) is solved by Mehrotra's method on H, q,
 G, h, E, e read once; each case is checked against CVXPY (Clarabel, tight tolerances):
@@ -14,7 +14,7 @@ import pytest
 
 import solvers
 from solvers.constrained import elimination, lowrank, pathfollow
-from solvers.methods.linalg import NO_SHIFT, Blocks, Factor, Shifts, barrier_shifts, newton_shifts, shifted
+from solvers.numerics.linalg import NO_SHIFT, Blocks, Factor, Shifts, barrier_shifts, newton_shifts, shifted
 
 QP = """parameter P[n, n] psd
 parameter q[n]

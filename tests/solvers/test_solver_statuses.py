@@ -226,7 +226,7 @@ def test_nsd_with_no_interior_bounded_below_is_never_unbounded(method, extra):
 
 
 def _rows_of(text: str, data: dict):
-    from solvers.constrained.space import View
+    from solvers.numerics.space import View
     from solvers.objective.constraints import Constraints
     from solvers.objective.smooth import Objective
     from solvers.task.prepare import prepare

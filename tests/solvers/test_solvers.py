@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import convexcheck
 import solvers
 import tensorcalc as tc
-from solvers.methods.linalg import Blocks, newton_step
+from solvers.numerics.linalg import Blocks, newton_step
 from solvers.objective.smooth import Objective
 from solvers.objective.structure import block_form
 from solvers.task.prepare import prepare
@@ -643,7 +643,7 @@ def test_gpu_matches_cpu(logistic_reference):
 
 def test_gpu_cholesky_rejects_indefinite():
     cupy = _gpu()
-    from solvers.methods.linalg import cholesky
+    from solvers.numerics.linalg import cholesky
     indefinite = cupy.asarray([[1.0, 2.0], [2.0, 1.0]])
     assert cholesky(cupy, indefinite) is None
     assert cholesky(cupy, cupy.asarray([[1.0, 0.0], [0.0, -1e-3]])) is None

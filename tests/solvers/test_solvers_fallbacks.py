@@ -17,8 +17,8 @@ import pytest
 import solvers
 import tensorcalc as tc
 from solvers import SolverError
-from solvers.methods.linalg import Blocks, cholesky, newton_step
 from solvers.methods.newton import checked_direction
+from solvers.numerics.linalg import Blocks, cholesky, newton_step
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 

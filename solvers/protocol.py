@@ -3,7 +3,7 @@
 Every objective the loop (`solvers.methods.loop`), the methods and the examination at the
 end (`solvers.methods.stopping`) receive satisfies `Smooth`: the compiled `Objective`,
 the row-factor objective of Dask data (`methods.rowfactor`), the block probe of
-`methods.alternate`, and the constrained solvers' views (`constrained.space.View`, the
+`methods.alternate`, and the constrained solvers' views (`numerics.space.View`, the
 augmented Lagrangian and its scaled coordinates). A method reads nothing else of it;
 `box` is None where no closed bound is kept by projection.
 """
@@ -40,7 +40,7 @@ class Smooth(Protocol):
     @property
     def box(self) -> Box | None:
         """The closed bounds kept by projection, None where there are none (read only: a
-        view whose box is a richer `Box`, such as `constrained.space.Box`, satisfies it)."""
+        view whose box is a richer `Box`, such as `numerics.space.Box`, satisfies it)."""
         ...
 
     def pack(self, arrays: Mapping[str, Array]) -> Array: ...

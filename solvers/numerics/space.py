@@ -25,7 +25,8 @@ from typing import Any, Mapping, Protocol, Sequence
 import numpy as np
 
 from convexcheck.problem.model import Attributes
-from solvers.methods.linalg import Blocks, cholesky
+from solvers.numerics.linalg import Blocks, cholesky
+from solvers.protocol import Smooth
 from tensorcalc.arrays import Array, ArrayModule, is_cupy
 from tensorcalc.memo import memoized
 
@@ -48,13 +49,11 @@ class Variable(Protocol):
     def attributes(self) -> Attributes: ...
 
 
-class Entries(Protocol):
+class Entries(Smooth, Protocol):
     """The objective on z, every entry of every free variable, that a `View` shows in y
-    (`objective.smooth.Objective`): the methods' interface (`objective.protocol.Smooth`)
+    (`objective.smooth.Objective`): the methods' interface (`solvers.protocol.Smooth`)
     and the variables' layout in z."""
 
-    xp: ArrayModule
-    counts: dict[str, int]
     names: tuple[str, ...]
 
     @property
@@ -63,20 +62,6 @@ class Entries(Protocol):
     @property
     def offsets(self) -> Sequence[int]:
         """Where each variable starts in z, and the end."""
-
-    def pack(self, arrays: Mapping[str, Array]) -> Array: ...
-
-    def unpack(self, z: Array) -> dict[str, Array]: ...
-
-    def inside(self, z: Array) -> bool: ...
-
-    def value(self, z: Array, overflow: bool = False) -> float: ...
-
-    def value_grad(self, z: Array) -> tuple[float, Array]: ...
-
-    def value_grad_hess(self, z: Array) -> tuple[float, Array, Any]: ...
-
-    def hvp(self, z: Array, v: Array) -> Array: ...
 
 
 @dataclass

@@ -26,8 +26,8 @@ from typing import Iterable
 
 import numpy as np
 
-from solvers.constrained.space import Space
-from solvers.methods.linalg import cholesky
+from solvers.numerics.linalg import cholesky
+from solvers.numerics.space import Space
 from tensorcalc.arrays import Array, ArrayModule
 
 EPS = float(np.finfo(float).eps)
