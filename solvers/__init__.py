@@ -13,10 +13,11 @@
     [0.2, 0.6]
 
 Stages, bottom to top (`tests/test_imports.py` checks that imports only look down):
-`result` (the result type, `Status` and its messages) -> `task` (the checked `Task`:
-`prepare.read`, the start, Dask data placement, `reductions`) -> `objective` (compiled
-value, gradient, Hessian or its blocks, Hessian-vector products on NumPy or CuPy; the
-`protocol.Smooth` every method runs on) -> `methods` (the loop with line search and
+`result` (the result type, `Status` and its messages) and `protocol` (`Smooth`, the
+objective every method runs on) -> `numerics` (Newton systems and their factors, the
+cones' barrier, symmetric coordinates) -> `task` (the checked `Task`: `prepare.read`, the
+start, Dask data placement, `reductions`) -> `objective` (compiled value, gradient,
+Hessian or its blocks, Hessian-vector products on NumPy or CuPy) -> `methods` (the loop with line search and
 stopping, Newton, Newton-CG, L-BFGS, gradient descent, block-coordinate Newton and its
 row factors on Dask) -> `constrained` (bounds, interior point, augmented Lagrangian,
 phase one) -> `reformulate` (the epigraph lift) -> `api.minimize`, which chains the
