@@ -68,8 +68,8 @@ from benchmarks import solver_coldstart, solver_constrained  # noqa: E402
 from convexcheck.hessian import certificate  # noqa: E402
 from convexcheck.problem.reader import parse_problem  # noqa: E402
 from solvers.objective import smooth as solvers_objective  # noqa: E402
+from solvers.task import convexity as solvers_convexity  # noqa: E402
 from solvers.task.prepare import prepare  # noqa: E402
-from tensorcalc import memo  # noqa: E402
 
 LOGISTIC = (ROOT / "examples" / "logistic_regression_l2.tc").read_text()   # the problem file
 MC_FILE = ROOT / "examples" / "matrix_factorisation.tc"
@@ -100,9 +100,10 @@ def f_and_gmax(d: dict, w) -> tuple[float, float]:
 
 def cold() -> None:
     """Forget parsed problems, compiled programs and convexity verdicts: the next solve
-    pays them again."""
-    memo.clear()                      # compiled programs, convexity verdicts, ...
-    for cached in (parse_problem, certificate._expanded):
+    pays them again. The parser's tables stay built, as in any process that has parsed
+    once (so not every memo table: `tensorcalc.memo.clear()` would also rebuild those)."""
+    for cached in (parse_problem, solvers_convexity._verdict, solvers_objective.compiled_program,
+                   solvers_objective._compiled, certificate._expanded):
         cached.cache_clear()
 
 
