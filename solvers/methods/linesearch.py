@@ -47,10 +47,13 @@ def backtrack(phi: Callable[[float], float], f0: float, slope: float | Callable[
 
     `phi(t)` is the objective at x + t d; `slope` = g.d < 0 the directional derivative,
     or a function of t evaluated after phi(t) (a projected path: g.(P(x + t d) - x) / t);
-    `dphi(t)`, if given, the derivative of phi at t (called after phi(t))."""
+    `dphi(t)`, if given, the derivative of phi at t (called after phi(t)). A first step that
+    is not positive (0 = 1 / inf, nan) fails at once, with no trial."""
     slack = 8 * EPS * abs(f0)
     band = NOISE * abs(f0)
     search = Search(None, f0)
+    if not step > 0.0:                  # 1 / max|g| of a gradient that overflows: no step to try
+        return search
     for _ in range(max_trials):
         f = phi(step)
         f = f if math.isfinite(f) else math.inf
