@@ -36,17 +36,21 @@ def domain_facts(expr: Expr, interior: bool = True) -> dict[Expr, Interval]:
     """What the implicit domain of `expr` says: log's argument > 0, a fractional power's base
     >= 0 (> 0 below exponent 0, and below exponent 1 too when `interior`: where the Hessian
     exists), recip's argument != 0."""
+    return _facts(topo(expr), interior)
+
+
+def _facts(nodes: list[Expr], interior: bool) -> dict[Expr, Interval]:
+    """`domain_facts` of the nodes of one expression, children first."""
     facts: dict[Expr, Interval] = {}
-    for node in topo(expr):
-        if isinstance(node, Elementwise) and node.fn == "log":
+    below = 1 if interior else 0
+    for node in nodes:
+        if _fn(node) == "log":
             facts[node.args[0]] = POSITIVE
-        elif isinstance(node, Elementwise) and node.fn == "recip":
+        elif _fn(node) == "recip":
             facts.setdefault(node.args[0], Interval(-INF, INF, True))
-        elif isinstance(node, Power) and isinstance(node.args[1], Const) \
-                and not float(node.args[1].value).is_integer():
-            below = 1 if interior else 0
-            facts[node.args[0]] = POSITIVE if node.args[1].value < below else \
-                meet(facts.get(node.args[0], NONNEG), NONNEG)
+        elif _exponent(node, lambda p: not float(p).is_integer()):
+            base, p = node.args[0], node.args[1].value  # type: ignore[attr-defined]
+            facts[base] = POSITIVE if p < below else meet(facts.get(base, NONNEG), NONNEG)
     return facts
 
 
@@ -75,8 +79,8 @@ def check_domain(expr: Expr, reads: Callable[[Expr], bool], declared: Callable[[
     in the module docstring). `reads(u)`: whether u reads the analysed variables (others
     are constants); `declared(u)`: u's interval by the declarations alone; `prove(u, side)`:
     whether u is shown concave or convex (entrywise) on its own implicit domain."""
-    facts = domain_facts(expr, interior)
     nodes = topo(expr)
+    facts = _facts(nodes, interior)
     positive = {n.args[0] for n in nodes if _fn(n) == "log" or interior and _exponent(n, lambda p: 0 < p < 1)}
     nonzero = {n.args[0] for n in nodes if _fn(n) == "recip" or _exponent(n, lambda p: p < 0)}
     args = [a for a in dict.fromkeys([*facts, *nonzero]) if reads(a)]
@@ -97,7 +101,8 @@ def check_domain(expr: Expr, reads: Callable[[Expr], bool], declared: Callable[[
 
 
 def _fn(node: Expr) -> str | None:
-    return getattr(node, "fn", None)
+    """The function of an element-wise node, None for any other node."""
+    return node.fn if isinstance(node, Elementwise) else None
 
 
 def _exponent(node: Expr, test: Callable[[float], bool]) -> bool:

@@ -24,6 +24,7 @@ from solvers.numerics.linalg import Blocks
 from solvers.numerics.space import View, dense
 from solvers.objective.smooth import Objective
 from solvers.protocol import Array
+from solvers.task.device import to_host
 from solvers.task.distributed import evaluated
 from solvers.task.prepare import Task, variables
 from solvers.task.records import Constraint
@@ -218,7 +219,7 @@ class Constraints:
 
     def _weighted(self, weights):
         """(part, its rows' weights) for the curved parts with a weight that is not 0."""
-        host = np.asarray(_host(weights))
+        host = to_host(weights)
         for p, rows in zip(self.parts, self.slices):
             w = host[rows]
             if not p.affine and bool((w != 0).any()):
@@ -227,7 +228,7 @@ class Constraints:
     def multipliers(self, rows: Array) -> dict:
         """Row multipliers by label: a number per scalar constraint, an array of the
         constraint's shape per tensor one."""
-        host = np.asarray(_host(rows))
+        host = to_host(rows)
         return {label: float(host[s][0]) if not p.shape else host[s].reshape(p.shape)
                 for label, p, s in zip(self.labels, self.parts, self.slices)}
 
@@ -269,9 +270,6 @@ def bound_violation(view: View, y: Array) -> float:
         worst = max(worst, -low)
     return worst
 
-
-def _host(weights):
-    return [float(w) for w in (weights.get() if hasattr(weights, "get") else weights)]
 
 
 def affine_in(expr: Expr, names: Sequence[str]) -> bool:

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from solvers.task.prepare import SolverError
+from tensorcalc.arrays import is_cupy
 
 DEVICES = ("cpu", "gpu")
 
@@ -44,5 +45,4 @@ def to_device(xp: ModuleType, array: Any) -> Any:
 
 def to_host(array: Any) -> np.ndarray:
     """A NumPy copy of a NumPy or CuPy array."""
-    get = getattr(array, "get", None)
-    return np.array(get() if callable(get) else array, dtype=np.float64)
+    return np.array(array.get() if is_cupy(array) else array, dtype=np.float64)

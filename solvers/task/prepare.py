@@ -31,7 +31,7 @@ from solvers.task.records import MAX_DATA_ENTRIES, Constraint, Free, SolverError
 from solvers.task.reductions import MAXIMIZE
 from solvers.task.start import start
 from tensorcalc import Expr, dag
-from tensorcalc.arrays import is_dask, library
+from tensorcalc.arrays import is_cupy, is_dask, library
 from tensorcalc.memo import memoized
 
 
@@ -200,9 +200,9 @@ def _array(value, where: str) -> np.ndarray:
     """`value` as a checked float64 NumPy array; a Dask array stays one (`distributed.lazy`)."""
     if type(value) is np.ndarray and value.dtype == np.float64:       # already one: its size, its entries
         return _finite_array(value, where)
-    if type(value).__module__.split(".")[0] == "dask":
+    if is_dask(value):
         return lazy(value, where)
-    if type(value).__module__.split(".")[0] == "cupy":
+    if is_cupy(value):
         value = value.get()
     try:
         array = np.asarray(value)
