@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 import numpy as np
 
 from solvers.constrained import dispatch as constrained
-from solvers.constrained import feasibility
+from solvers.constrained import domain_start, feasibility
 from solvers.constrained.kkt import Solved
 from solvers.methods.alternate import alternate
 from solvers.methods.firstorder import LBFGS, GradientDescent
@@ -44,7 +44,10 @@ def minimize(problem: object, data: Mapping[str, object] | None = None, *, x0: o
       data, joined to `data`).
     data: arrays by name for the parameters; a variable given here is held fixed.
     x0: start, a dict by variable name (or one array for one variable); default zeros,
-      moved inside declared bounds.
+      moved inside declared bounds. A start (given or default) outside the implicit
+      domain (log, fractional and negative powers, entropy, log det, a 2-norm at 0) is
+      first moved strictly inside it by phase one (`solvers.constrained.domain_start`);
+      SolverError where no point inside the domain meets the affine constraints.
     method: "newton" (Cholesky, damped when needed; block-diagonal Hessians solved by
       blocks), "newton-cg" (Hessian-vector products), "lbfgs", "gd", or "auto" (picked
       from the problem's structure: `constrained.auto`). With constraints, closed bounds
@@ -89,7 +92,7 @@ def minimize(problem: object, data: Mapping[str, object] | None = None, *, x0: o
     if blocks is not None:
         raise SolverError(f"blocks are for method='alternate', not {method!r}")
     checked = _options(tol, gtol, max_iter if max_iter is not None else 0, c1, max_trials, verbose, callback)
-    task = read(problem, data, x0)
+    task = domain_start.inside(read(problem, data, x0))
     xp = array_module(device)
     chain = Chain((MAXIMIZE, Lift(xp, gtol)))      # applied once here, inverted once at the result
     work, undo = chain.apply(task)

@@ -1,0 +1,242 @@
+"""A start strictly inside the implicit domain, found before the solve: `inside`.
+
+Where the start (given, or the default of `solvers.task.start`) meets every condition of
+`solvers.task.domain` it is kept as it is. Otherwise phase one moves it:
+
+    minimise  -s + (w/2) sum_v |x_v - x0_v|^2
+    subject to  sign * u(x) >= s  for every condition on an affine argument u
+                (positive, nonneg; nonzero with each entry's sign at x0, + where 0),
+                sym(M(x)) - s I = S, S psd, for a matrix M(x) that must be nonsingular
+                (pd is enough), the task's affine constraints, its bounds and cones,
+                s <= 1,
+
+a convex problem solved by the interior-point method: the point nearest x0 whose smallest
+margin s is as large as the weight w allows (w = 1e-2, then w = 0 where that margin is not
+positive: the largest margin any point has). An argument that is not affine is split
+where that is sound: det(M) > 0 and recip(u) > 0 from M pd and u > 0, a product without a
+summed index from positive factors, a power's value from a positive base; the others
+(the sum of squares under a 2-norm's sqrt) are left to a deterministic perturbation of
+the point phase one found (seeded, scales 1e-3 to 1), and every candidate is checked by
+evaluating the conditions. A start is only a start: the problem solved is the same.
+
+Phase one converged with a largest margin <= MARGIN proves, to its tolerance, that no
+point strictly inside the domain meets the affine constraints: `inside` raises a
+`SolverError` that names the conditions (a problem whose domain is empty has no point at
+which its objective is defined). Where phase one does not converge and no candidate
+passes, the start is left as it was and the solve reports it as before.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterator
+
+import numpy as np
+
+from convexcheck.problem.admissible import in_bounds
+from convexcheck.problem.model import Attributes
+from solvers.constrained import dispatch
+from solvers.methods.newton import Newton
+from solvers.methods.options import Options
+from solvers.objective.constraints import affine_in
+from solvers.objective.smooth import Objective
+from solvers.result import Status
+from solvers.task.domain import Condition, conditions, unmet, value
+from solvers.task.records import Constraint, Free, SolverError, Task
+from tensorcalc import Expr, dag
+from tensorcalc.arrays import is_dask
+from tensorcalc.dag import Const, Elementwise, Power, Product, Special
+
+WEIGHTS = (1e-2, 0.0)        # phase one's pull towards x0, then none
+MARGIN = 1e-9                # a margin above this is strictly inside
+SCALES = (1e-3, 1e-2, 1e-1, 1.0)
+GTOL, TOL = 1e-9, 1e-12
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """What phase one asks of an affine argument: sign * u >= s entrywise (`sign` None:
+    +1), or, `matrix`, sym(u) - s I psd."""
+
+    u: Expr
+    sign: np.ndarray | None = None
+    matrix: bool = False
+
+
+def inside(task: Task) -> Task:
+    """`task` with its start moved strictly inside the domain where it is not there (the
+    module docstring); SolverError where phase one shows that no point is."""
+    if any(is_dask(a) for a in task.fixed.values()):
+        return task
+    conds = conditions(task)
+    if not conds or not unmet(conds, task, task.x0):
+        return task
+    point = _phase_one(task, conds)
+    for x in _candidates(task, point if point is not None else task.x0):
+        if not unmet(conds, task, x):
+            return dataclasses.replace(task, x0=x)
+    return task
+
+
+def _targets(task: Task, cond: Condition) -> list[Target]:
+    """What phase one asks so that `cond` holds: its argument's margin where affine, or
+    the targets of the parts that imply it (module docstring); [] where none do."""
+    names = tuple(v.name for v in task.free)
+    return _split(cond.arg, cond.kind, names, {**task.fixed, **task.x0})
+
+
+def _split(u: Expr, kind: str, names: tuple[str, ...], values: dict) -> list[Target]:
+    if not affine_in(u, names):
+        return [t for part, k in _parts(u, kind) if set(names) & set(dag.variables(part))
+                for t in _split(part, k, names, values)]
+    if kind == "nonsingular":
+        return [Target(u, matrix=True)]
+    if kind == "nonzero":
+        got = value(u, values)
+        if got is not None and (got < 0).any():
+            return [Target(u, np.where(got < 0, -1.0, 1.0))]
+    return [Target(u)]
+
+
+def _parts(u: Expr, kind: str) -> list[tuple[Expr, str]]:
+    """The arguments whose conditions imply u's `kind` (positive only), with theirs."""
+    if kind != "positive":
+        return []
+    if isinstance(u, Special) and u.fn == "det":
+        return [(u.args[0], "nonsingular")]
+    if isinstance(u, Elementwise) and u.fn == "recip":
+        return [(u.args[0], "positive")]
+    if isinstance(u, Power) and isinstance(u.args[1], Const):
+        return [(u.args[0], "positive")]
+    if isinstance(u, Product) and set(u.spec.out) >= set("".join(u.spec.inputs)):
+        return [(a, "positive") for a in u.args if not isinstance(a, Const)]
+    return []
+
+
+def _phase_one(task: Task, conds: tuple[Condition, ...]) -> dict[str, np.ndarray] | None:
+    """The point phase one finds with a positive margin, None where it has no target or
+    does not converge; SolverError where it converges with none."""
+    targets = [t for c in conds for t in _targets(task, c)]
+    if not targets:
+        return None
+    margin = -np.inf
+    for weight in WEIGHTS:
+        phase = Phase.of(task, targets, weight)
+        x = _solve(phase.task)
+        if x is None:
+            return None
+        margin = float(x[phase.margin])
+        if margin > MARGIN:
+            return {v.name: x[v.name] for v in task.free}
+    raise SolverError(_empty(task, conds, margin))
+
+
+def _solve(phase: Task) -> dict[str, np.ndarray] | None:
+    """The phase-one point where the interior-point method converges, else None."""
+    obj = Objective(phase, np)
+    opts = Options(gtol=GTOL, tol=TOL, max_iter=200, convex=True, second_order=False)
+    out = dispatch.solve(phase, obj, "newton", lambda: Newton(GTOL, TOL), opts, GTOL, TOL)
+    if out.status != Status.CONVERGED:
+        return None
+    return {n: np.asarray(a, dtype=float) for n, a in obj.unpack(out.z).items()}
+
+
+def _empty(task: Task, conds: tuple[Condition, ...], margin: float) -> str:
+    rules = "; ".join(c.describe() for c in conds)
+    affine = [c.label for c in task.constraints if affine_in(c.expr, tuple(v.name for v in task.free))]
+    meeting = f" while meeting {', '.join(affine)}" if affine else ""
+    return (f"no point lies strictly inside the domain ({rules}){meeting} and the declared bounds: the "
+            f"largest margin any point reaches is {margin:.3g} (phase one, a convex problem solved to "
+            f"{GTOL:g}), so the objective or a constraint is defined nowhere on the feasible set; check "
+            f"the constraints against the domain")
+
+
+def _candidates(task: Task, x: dict[str, np.ndarray]) -> Iterator[dict[str, np.ndarray]]:
+    """x, then x moved by a deterministic positive vector at each of SCALES (relative to
+    1 + max|x_v|), forwards and back, within the declared bounds; symmetric matrix
+    variables stay where they are."""
+    yield x
+    rng = np.random.default_rng(0)
+    pushes = {v.name: rng.uniform(0.5, 1.0, v.shape) for v in task.free if not v.attributes.is_symmetric}
+    if not pushes:
+        return
+    for scale in SCALES:
+        for sign in (1.0, -1.0):
+            moved = {n: a + sign * scale * (1.0 + float(np.abs(a).max(initial=0.0))) * pushes[n]
+                     if n in pushes else a for n, a in x.items()}
+            if all(in_bounds(v.attributes, moved[v.name]) for v in task.free):
+                yield moved
+
+
+@dataclasses.dataclass(frozen=True)
+class Phase:
+    """The phase-one task of the module docstring and the name of its margin s."""
+
+    task: Task
+    margin: str
+
+    @classmethod
+    def of(cls, task: Task, targets: list[Target], weight: float) -> "Phase":
+        """Phase one for `task` with its `targets`, pulled towards task.x0 with `weight`."""
+        fresh = _Fresh(set(task.problem.declarations) | {v.name for v in task.free} | set(task.fixed))
+        s = dag.var(fresh("s_margin"), ())
+        values = {**task.fixed, **task.x0}
+        fixed, free, x0, rows = dict(task.fixed), list(task.free), dict(task.x0), []
+        for k, target in enumerate(targets, 1):
+            label = f"domain {k}"
+            if target.matrix:
+                slack, shape = dag.var(fresh("S_domain"), target.u.axes), value(target.u, values).shape
+                free.append(Free(slack.name, shape, Attributes(definite="psd")))
+                x0[slack.name] = np.eye(shape[0])
+                rows.append(Constraint(label, "sym(M) - s I psd", "==", _matrix_row(target.u, s, slack)))
+                continue
+            u = target.u
+            if target.sign is not None:
+                signs = dag.var(fresh("sign_domain"), u.axes)
+                fixed[signs.name] = target.sign
+                u = dag.hadamard(signs, u)
+            spread = dag.scale(s, dag.const(1.0, u.axes)) if u.order else s
+            rows.append(Constraint(label, "margin <= argument", "<=", dag.sub(spread, u)))
+        names = tuple(v.name for v in task.free)
+        rows += [c for c in task.constraints if affine_in(c.expr, names)]
+        free.append(Free(s.name, (), Attributes(upper=1.0)))
+        x0[s.name] = np.asarray(-1.0)
+        expr = _pull(task, s, weight, fresh, fixed)
+        phase = dataclasses.replace(task, expr=expr, sign=1.0, free=tuple(free), fixed=fixed, x0=x0,
+                                    constraints=tuple(rows))
+        return cls(phase, s.name)
+
+
+def _matrix_row(u: Expr, s: Expr, slack: Expr) -> Expr:
+    """(u + u')/2 - s I - S, zero where sym(u) - s I is the psd S."""
+    transposed = dag.product(u, dag.const(1.0), ("ab", "", "ba"))
+    sym = dag.scale(dag.const(0.5), dag.add(u, transposed))
+    return dag.sub(dag.sub(sym, dag.scale(s, dag.delta(1, u.axes))), slack)
+
+
+def _pull(task: Task, s: Expr, weight: float, fresh: "_Fresh", fixed: dict) -> Expr:
+    """-s + (weight / 2) sum_v |x_v - x0_v|^2 (x0_v new fixed arrays)."""
+    if weight == 0:
+        return dag.neg(s)
+    found = {n: v for e in (task.expr, *(c.expr for c in task.constraints)) for n, v in dag.variables(e).items()}
+    terms = []
+    for v in task.free:
+        x = found[v.name]
+        at = dag.var(fresh(f"x0_{v.name}"), x.axes)
+        fixed[at.name] = task.x0[v.name]
+        d = dag.sub(x, at)
+        index = "abcdefgh"[:x.order]
+        terms.append(dag.product(d, d, (index, index, "")))
+    return dag.add(dag.neg(s), dag.scale(dag.const(weight / 2), dag.add_all(terms)))
+
+
+class _Fresh:
+    """Names not yet taken: `fresh("s")` is "s", "s_", ... the first one free, then taken."""
+
+    def __init__(self, taken: set[str]):
+        self.taken = set(taken)
+
+    def __call__(self, name: str) -> str:
+        while name in self.taken:
+            name += "_"
+        self.taken.add(name)
+        return name

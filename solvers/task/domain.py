@@ -1,0 +1,102 @@
+"""The implicit domain of a task as conditions a start must meet: `conditions` and `unmet`.
+
+A solve starts where the objective, the constraints and their derivatives are finite.
+The arguments that decide it are those whose implicit domains convexcheck derives
+(`convexcheck.signs.domain.domain_facts`, with `interior`: where the Hessian exists):
+
+- "positive" (u > 0): the argument of log, the base of a power with a fractional exponent
+  below 1 (sqrt, x^0.5: value finite at 0, gradient not; sqrt(sum(x^2)) of a 2-norm, whose
+  gradient is 0/0 at x = 0) or below 0;
+- "nonneg" (u >= 0): the base of a fractional power above 1;
+- "nonzero" (u != 0): the argument of recip (x / y), and here also the base of a negative
+  integer power (inv_pos's x^-1; the sign analysis needs no fact for it, the start does);
+- "nonsingular": the matrix inv reads (tr_inv, matrix_frac; log(det(M)) is "positive" on
+  det(M)).
+
+Only arguments that read a free variable count: data is checked where it is read.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+import tensorcalc as tc
+from convexcheck.signs.domain import domain_facts
+from convexcheck.signs.intervals import Interval, excludes_zero
+from solvers.task.records import Task
+from tensorcalc import Expr, TensorCalcError
+from tensorcalc.dag import Const, Power, Special, topo
+from tensorcalc.memo import memoized
+
+RULES = {"positive": "> 0", "nonneg": ">= 0", "nonzero": "!= 0", "nonsingular": "nonsingular"}
+CONDITIONED = 1e12          # a "nonsingular" matrix's largest condition number
+
+
+@dataclass(frozen=True)
+class Condition:
+    """`arg` must be `kind` (a key of RULES) at every entry; `where` names the part read."""
+
+    arg: Expr
+    kind: str
+    where: str
+
+    def describe(self) -> str:
+        """The condition as text, e.g. "log's argument x - 1 > 0 (the objective)"."""
+        return f"{tc.to_text(self.arg, limit=80)} {RULES[self.kind]} (in {self.where})"
+
+
+def conditions(task: Task) -> tuple[Condition, ...]:
+    """Every condition of the objective and the constraints on an argument that reads a
+    free variable, each argument once (the first part that reads it names it)."""
+    names = {v.name for v in task.free}
+    parts = [("the objective", task.expr)] + [(f"{c.label}: {c.text}", c.expr) for c in task.constraints]
+    found: dict[Expr, Condition] = {}
+    for where, expr in parts:
+        for arg, kind in _kinds(expr).items():
+            if arg not in found and names & set(tc.variables(arg)):
+                found[arg] = Condition(arg, kind, where)
+    return tuple(found.values())
+
+
+@memoized(maxsize=256)
+def _kinds(expr: Expr) -> dict[Expr, str]:
+    """The kind of condition on each argument with one in `expr` (the module docstring)."""
+    kinds = {arg: kind for arg, iv in domain_facts(expr, interior=True).items() if (kind := _kind(iv))}
+    for node in topo(expr):
+        if isinstance(node, Power) and isinstance(node.args[1], Const) and node.args[1].value < 0:
+            kinds.setdefault(node.args[0], "nonzero")
+        elif isinstance(node, Special) and node.fn == "inv":
+            kinds.setdefault(node.args[0], "nonsingular")
+    return kinds
+
+
+def _kind(iv: Interval) -> str | None:
+    if iv.nonneg:
+        return "positive" if excludes_zero(iv) else "nonneg"
+    return "nonzero" if excludes_zero(iv) else None
+
+
+def unmet(conds: tuple[Condition, ...], task: Task, x: Mapping[str, np.ndarray]) -> list[Condition]:
+    """The conditions that do not hold at x (arrays by free variable's name)."""
+    values = {**task.fixed, **x}
+    return [c for c in conds if not holds(c, value(c.arg, values))]
+
+
+def value(arg: Expr, values: Mapping[str, object]) -> np.ndarray | None:
+    """`arg` evaluated (None where it has no value: inv of a singular matrix)."""
+    try:
+        return np.asarray(tc.evaluate(arg, {n: values[n] for n in tc.variables(arg)}), dtype=float)
+    except TensorCalcError:
+        return None
+
+
+def holds(c: Condition, got: np.ndarray | None) -> bool:
+    """Whether the value `got` of `c.arg` meets `c` at every entry."""
+    if got is None or not np.isfinite(got).all():
+        return False
+    if c.kind == "nonsingular":
+        return bool(np.linalg.cond(got) < CONDITIONED)
+    test = {"positive": got > 0, "nonneg": got >= 0, "nonzero": got != 0}[c.kind]
+    return bool(np.all(test))
