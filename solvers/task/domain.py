@@ -26,7 +26,7 @@ import tensorcalc as tc
 from convexcheck.signs.domain import domain_facts
 from convexcheck.signs.intervals import Interval, excludes_zero
 from solvers.task.records import Task
-from tensorcalc import Expr, TensorCalcError
+from tensorcalc import Expr, TensorCalcError, dag
 from tensorcalc.dag import Const, Power, Special, topo
 from tensorcalc.memo import memoized
 
@@ -63,6 +63,7 @@ def conditions(task: Task) -> tuple[Condition, ...]:
 @memoized(maxsize=256)
 def _kinds(expr: Expr) -> dict[Expr, str]:
     """The kind of condition on each argument with one in `expr` (the module docstring)."""
+    expr = _folded(expr)
     kinds = {arg: kind for arg, iv in domain_facts(expr, interior=True).items() if (kind := _kind(iv))}
     for node in topo(expr):
         if isinstance(node, Power) and isinstance(node.args[1], Const) and node.args[1].value < 0:
@@ -70,6 +71,19 @@ def _kinds(expr: Expr) -> dict[Expr, str]:
         elif isinstance(node, Special) and node.fn == "inv":
             kinds.setdefault(node.args[0], "nonsingular")
     return kinds
+
+
+def _folded(expr: Expr) -> Expr:
+    """`expr` with every exponent that reads no variable a number (a p-norm's `^ (1 / 3)`
+    is a quotient as written; the domain facts read numbers), in one walk."""
+    new: dict[Expr, Expr] = {}
+    for node in topo(expr):
+        args = tuple(new.get(a, a) for a in node.args)
+        if isinstance(node, Power) and not isinstance(args[1], Const) and not tc.variables(args[1]):
+            args = (args[0], dag.const(float(tc.evaluate(args[1], {}))))
+        if args != node.args:
+            new[node] = dag.rebuild(node, args)
+    return new.get(expr, expr)
 
 
 def _kind(iv: Interval) -> str | None:
