@@ -16,6 +16,7 @@ from solvers.methods.history import optimize_result
 from solvers.methods.loop import Options, Outcome, run
 from solvers.methods.newton import Newton, NewtonCG
 from solvers.objective.smooth import Objective
+from solvers.reformulate.cones import SecondOrderCones
 from solvers.reformulate.lift import Lift, Lifting
 from solvers.task.convexity import convexity_of
 from solvers.task.device import array_module, to_host
@@ -94,9 +95,9 @@ def minimize(problem: object, data: Mapping[str, object] | None = None, *, x0: o
     checked = _options(tol, gtol, max_iter if max_iter is not None else 0, c1, max_trials, verbose, callback)
     task = domain_start.inside(read(problem, data, x0))
     xp = array_module(device)
-    chain = Chain((MAXIMIZE, Lift(xp, gtol)))      # applied once here, inverted once at the result
+    chain = Chain((MAXIMIZE, Lift(xp, gtol), SecondOrderCones(xp, method)))   # inverted once at the result
     work, undo = chain.apply(task)
-    lifting: Lifting = undo[-1]
+    lifting: Lifting = undo[1]
     if method == "auto":
         method = constrained.auto(work, lifting.lifted.added)
     convexity, warning = convexity_of(task) if check else ("not checked", None)

@@ -59,8 +59,8 @@ def solve(task: Task, obj: Objective, name: str, make: Callable[[], Method], opt
     view = View(obj)
     cons = Constraints(task, view)
     boundary_cone = any(v.attributes.definite in ("psd", "nsd") for v in task.free)
-    if task.constraints or boundary_cone:
-        if name == "newton":
+    if task.constraints or boundary_cone or task.cones:
+        if name == "newton" or task.cones:           # second-order cones: only the interior point
             return _interior(task, view, cons, opts, gtol, tol)
         if task.constraints:
             return _augmented(task, view, cons, make, opts, gtol, tol)
@@ -83,7 +83,7 @@ def _augmented(task: Task, view: View, cons: Constraints, make: Callable[[], Met
 def _interior(task: Task, view: View, cons: Constraints, opts: Options, gtol: float, tol: float) -> Solved:
     ip = interior.Interior(view, cons, opts, gtol, tol)
     y0 = view.pack(task.x0)
-    res = qp.solve(ip, y0, opts.max_iter, opts.sign) if qp.applies(task) else None
+    res = qp.solve(ip, y0, opts.max_iter, opts.sign) if qp.applies(task) and not task.cones else None
     if res is None:            # not a QP, or one whose Newton matrix is not positive definite
         ip = interior.Interior(view, cons, opts, gtol, tol)
         res = pathfollow.solve(ip, y0, opts.max_iter, opts.sign)
@@ -94,6 +94,7 @@ def _interior(task: Task, view: View, cons: Constraints, opts: Options, gtol: fl
     duals = cons.multipliers(rows)
     duals.update(bound_multipliers(view, st.zl, st.zu, ip.hasL, ip.hasU))
     duals.update({f"cone of {c.name}": to_host(Z) for c, Z in zip(view.space.cones, st.Z)})
+    duals.update(cons.cones.multipliers([to_host(z) for z in st.zc]))
     return finish(view, cons, st.y, status, message, res.history, duals)
 
 
@@ -102,6 +103,8 @@ def _examined(task: Task, view: View, cons: Constraints, opts: Options, status: 
     """(status, message) of a constrained solve that stopped at y, or NO_MINIMISER where
     it stopped unfinished on a QP with a recession direction (`_unbounded`, on the
     interior-point algebra `method()` gives) or on its way along one (`_travelled`)."""
+    if task.cones:                  # neither check reads second-order cones
+        return status, message
     if status in UNFINISHED and view.xp is np and qp.applies(task):
         status, message = _unbounded(method(), status, message, view.pack(task.x0))
     return _travelled(view, cons, y, task, opts, status, message)

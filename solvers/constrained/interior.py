@@ -2,7 +2,7 @@
 differentiable (Boyd and Vandenberghe 11.7; Nocedal and Wright 19), on exact Hessians;
 `pathfollow` iterates it.
 
-    minimise f(y)  subject to  c_i(y) <= 0,  a(y) = 0,  l <= y <= u,  M_k(y) pd
+    minimise f(y)  subject to  c_i(y) <= 0,  a(y) = 0,  l <= y <= u,  M_k(y) pd,  G y + h in K
 
 Inequalities get slacks s > 0 (c + s = 0, so the start need not be feasible) with
 multipliers lam > 0; bounds (strict or not) multipliers zl, zu > 0; equalities nu; each
@@ -17,7 +17,8 @@ reduces, after eliminating ds, dlam, dzl, dzu and dZ (HKM), to
 of the Lagrangian (objective and weighted constraints, compiled like the objective),
 D = zl / (y - l) + zu / (u - y), C the cones' HKM block. One Cholesky factor (shifted
 by a multiple of I where not positive definite) and, with equalities, their small Schur
-complement, serve the predictor and the corrector step.
+complement, serve the predictor and the corrector step. Second-order cones G y + h in K
+add their slacks, duals and Nesterov-Todd terms (`conic`).
 
 Every rejection of input happens before this module runs; what it can meet is a
 start outside a domain (SolverError from `pathfollow`) or numbers that stop it.
@@ -25,13 +26,14 @@ start outside a domain (SolverError from `pathfollow`) or numbers that stop it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from solvers.constrained import lowrank
+from solvers.constrained.conic import Conic
 from solvers.constrained.schur import solve_small
 from solvers.methods.options import Options
-from solvers.numerics import cone
+from solvers.numerics import cone, soc
 from solvers.numerics.linalg import Blocks, Factor, barrier_shifts, shifted
 from solvers.numerics.space import View, dense
 from solvers.objective.constraints import Constraints
@@ -59,11 +61,15 @@ class State:
     mu: float
     gaps: tuple[Array, Array] | None = None       # (y - l, u - y), see `Interior.gaps`
     cones: cone.At | None = None                  # the cones at y, see `Interior.cones`
+    sc: list[Array] = field(default_factory=list)   # second-order cones' slacks and duals (`conic`)
+    zc: list[Array] = field(default_factory=list)
+    nt: list[soc.Scaling] | None = None           # their scalings, see `Interior.scalings`
 
 
 class Residuals(NamedTuple):
     """r_d, r_i, r_e, the products s lam - mu, (y - l) zl - mu, (u - y) zu - mu, and
-    per cone R = Z - mu inv(M) (the form the HKM step linearises)."""
+    per cone R = Z - mu inv(M) (the form the HKM step linearises); per second-order block
+    G y + h - sc and lam o lam - mu e (`conic`)."""
 
     d: Array
     i: Array
@@ -72,6 +78,8 @@ class Residuals(NamedTuple):
     low: Array
     up: Array
     cones: list[Array]
+    rc: list[Array]
+    rz: list[Array]
 
 
 class PrimalDualStep(NamedTuple):
@@ -84,6 +92,8 @@ class PrimalDualStep(NamedTuple):
     dzl: Array
     dzu: Array
     dZ: list[Array]
+    dsc: list[Array]
+    dzc: list[Array]
 
 
 @dataclass
@@ -126,11 +136,13 @@ class Interior:
         self.hasL, self.hasU = xp.isfinite(self.lower), xp.isfinite(self.upper)
         self.eq = cons.equality
         self.degree = cone.degree(view.space)
-        self.count = int(xp.sum(~self.eq)) + int(xp.sum(self.hasL)) + int(xp.sum(self.hasU)) + self.degree
+        self.soc = Conic(xp, cons.cones)
+        self.count = (int(xp.sum(~self.eq)) + int(xp.sum(self.hasL)) + int(xp.sum(self.hasU)) + self.degree
+                      + self.soc.count)
         self.penalty = 0.0         # of the merit's infeasibility term; never decreases
         # a block-diagonal Hessian is kept as `Blocks` (see `lowrank`) where nothing adds
         # a dense term to it: no cones, no coordinates to reduce, affine constraints only
-        self.blocks = self.space.identity and not self.degree and cons.affine()
+        self.blocks = self.space.identity and not self.degree and not len(cons.cones) and cons.affine()
 
     def start(self, y0: Array) -> State:
         """y0 moved inside its bounds (by PUSH relative to the bound, at most a hundredth of
@@ -146,8 +158,9 @@ class Interior:
         s = xp.maximum(-c, PUSH * xp.maximum(1.0, xp.abs(c)))
         dl, du = self._gaps(y0)
         Z = [MU0 * cone.inverse(xp, M) for M in cone.matrices(self.space, y0)]
+        sc, zc = self.soc.start(y0, MU0, PUSH)
         return State(y0, s, MU0 / s, xp.zeros(int(xp.sum(self.eq))),
-                     xp.where(self.hasL, MU0 / dl, 0.0), xp.where(self.hasU, MU0 / du, 0.0), Z, MU0)
+                     xp.where(self.hasL, MU0 / dl, 0.0), xp.where(self.hasU, MU0 / du, 0.0), Z, MU0, sc=sc, zc=zc)
 
     # ------------------------------------------------------------------ evaluation
     def point(self, st: State, hessian: bool = True) -> Point:
@@ -182,21 +195,27 @@ class Interior:
             st.cones = cone.At(self.space, st.y)
         return st.cones
 
+    def scalings(self, st: State) -> list[soc.Scaling]:
+        """The Nesterov-Todd scalings of the second-order blocks at st, made once per state."""
+        st.nt = self.soc.scalings(st.sc, st.zc) if st.nt is None else st.nt
+        return st.nt
+
     def residuals(self, st: State, pt: Point, mu: float) -> Residuals:
         xp, eq = self.xp, self.eq
         Ji, Je = pt.J[~eq], pt.J[eq]
-        rd = pt.g + Ji.T @ st.lam + Je.T @ st.nu - st.zl + st.zu
+        rd = pt.g + Ji.T @ st.lam + Je.T @ st.nu - st.zl + st.zu - self.soc.dual(st.zc)
         if self.degree:
             rd = rd - cone.reduce(self.space, st.Z)
         dl, du = self.gaps(st)
         rl = xp.where(self.hasL, dl * st.zl - mu, 0.0)
         ru = xp.where(self.hasU, du * st.zu - mu, 0.0)
         return Residuals(rd, pt.c[~eq] + st.s, pt.c[eq], st.s * st.lam - mu, rl, ru,
-                         cone.residuals(self.cones(st).inverses(), st.Z, mu))
+                         cone.residuals(self.cones(st).inverses(), st.Z, mu), self.soc.primal(st.y, st.sc),
+                         self.soc.complementarity(self.scalings(st), mu))
 
     def norm(self, st: State, r: Residuals) -> float:
         """The 2-norm of the residuals, the cones' in the product form M Z - mu I."""
-        parts = sum((float(p @ p) for p in r[:6]), 0.0)
+        parts = sum((float(self.xp.sum(p * p)) for p in [*r[:6], *r.rc, *self.soc.products(st.sc, st.zc, 0.0)]), 0.0)
         for M, R in zip(cone.matrices(self.space, st.y), r.cones):
             P = M @ R
             parts += float(self.xp.sum(P * P))
@@ -206,7 +225,8 @@ class Interior:
         xp = self.xp
         dl, du = self.gaps(st)
         return (float(st.s @ st.lam) + float(xp.sum(xp.where(self.hasL, dl * st.zl, 0.0)))
-                + float(xp.sum(xp.where(self.hasU, du * st.zu, 0.0))) + cone.gap(self.space, st.y, st.Z))
+                + float(xp.sum(xp.where(self.hasU, du * st.zu, 0.0))) + cone.gap(self.space, st.y, st.Z)
+                + self.soc.gap(st.sc, st.zc))
 
     def error(self, st: State, pt: Point, mu: float) -> float:
         """How far st is from the central point of barrier parameter mu: the largest
@@ -215,11 +235,12 @@ class Interior:
         xp = self.xp
         r = self.residuals(st, pt, mu)
         duals = sum(float(xp.sum(xp.abs(v))) for v in (st.lam, st.nu, st.zl, st.zu))
-        duals += sum(float(xp.trace(Z)) for Z in st.Z)
+        duals += sum(float(xp.trace(Z)) for Z in st.Z) + self.soc.duals(st.zc)
         scale = max(1.0, duals / (100.0 * max(self.count + int(st.nu.size), 1)))
-        big = [float(xp.max(xp.abs(v))) if v.size else 0.0 for v in r[:6]]
-        big += [float(xp.max(xp.abs(P))) for P in cone.products(self.space, st.y, st.Z, mu)]
-        return max(big[0] / scale, big[1], big[2], max(big[3:]) / scale)
+        big = [float(xp.max(xp.abs(v))) if v.size else 0.0 for v in [*r[:3], *r.rc]]
+        comp = [float(xp.max(xp.abs(P))) for P in [*r[3:6], *cone.products(self.space, st.y, st.Z, mu), *r.rz]
+                if P.size]       # second-order cones: lam o lam - mu e, the scaled form of their products
+        return max(big[0] / scale, *big[1:], max(comp + [0.0]) / scale)
 
     def kkt(self, st: State, pt: Point) -> tuple[float, float, float]:
         """(max|r_d|, violation, largest complementarity product)."""
@@ -229,8 +250,9 @@ class Interior:
         dl, du = self.gaps(st)
         products = [st.s * st.lam, xp.where(self.hasL, dl * st.zl, 0.0), xp.where(self.hasU, du * st.zu, 0.0)]
         comp = [float(xp.max(p)) for p in products if p.size]
-        comp += [float(xp.max(xp.abs(P))) for P in cone.products(self.space, st.y, st.Z, 0.0)]
-        return stat, self.cons.violation(pt.c), max(comp + [0.0])
+        comp += [float(xp.max(xp.abs(P))) for P in [*cone.products(self.space, st.y, st.Z, 0.0),
+                                                     *self.soc.products(st.sc, st.zc, 0.0)] if P.size]
+        return stat, max(self.cons.violation(pt.c), self.cons.cones.violation(st.y)), max(comp + [0.0])
 
     # ------------------------------------------------------------------ the Newton step
     def system(self, st: State, pt: Point) -> System:
@@ -254,6 +276,7 @@ class Interior:
         K = pt.W + Ji.T @ ((st.lam / st.s)[:, None] * Ji) if Ji.shape[0] else pt.W.copy()
         K[xp.diag_indices(self.view.n)] += D
         cone.newton_block(self.space, self.cones(st).inverses(), st.Z, K)
+        self.soc.newton(self.scalings(st), K)
         # shifts scale with the Hessian, not with the barrier terms, which grow without
         # bound on active constraints and would make any shift swamp the Hessian; but they
         # start above the rounding of K's largest entries, where Cholesky fails regardless
@@ -274,7 +297,7 @@ class Interior:
                - xp.where(self.hasL, r.low / dl, 0.0) + xp.where(self.hasU, r.up / du, 0.0))
         if self.degree:
             rhs = rhs - cone.reduce(self.space, r.cones)
-        dy = sysm.fac.solve(rhs)
+        dy = sysm.fac.solve(rhs - self.soc.rhs(self.scalings(st), r.rc, r.rz))
         dnu = xp.zeros(Je.shape[0])
         if dnu.size:
             dnu = solve_small(xp, sysm.S, Je @ dy + r.e)
@@ -284,7 +307,7 @@ class Interior:
         dzl = xp.where(self.hasL, (-r.low - st.zl * dy) / dl, 0.0)
         dzu = xp.where(self.hasU, (-r.up + st.zu * dy) / du, 0.0)
         dZ = cone.dual_steps(self.space, self.cones(st).inverses(), dy, st.Z, r.cones)
-        return PrimalDualStep(dy, ds, dlam, dnu, dzl, dzu, dZ)
+        return PrimalDualStep(dy, ds, dlam, dnu, dzl, dzu, dZ, *self.soc.steps(self.scalings(st), dy, r.rc, r.rz))
 
     def longest(self, st: State, d: PrimalDualStep, tau: float = 1.0) -> tuple[float, float]:
         """(primal, dual): the largest steps <= 1 keeping the fraction `tau` of the bound
@@ -299,13 +322,14 @@ class Interior:
             pairs = zip(cone.matrices(self.space, st.y), cone.matrices(self.space, d.dy))
             primal = min(primal, tau * cone.max_step(xp, pairs))
             dual = min(dual, tau * cone.max_step(xp, zip(st.Z, d.dZ)))
-        return primal, dual
+        return min(primal, self.soc.longest(st.sc, d.dsc, tau)), min(dual, self.soc.longest(st.zc, d.dzc, tau))
 
     def moved(self, st: State, d: PrimalDualStep, t: float, mu: float, dual: float | None = None) -> State:
         """The state after primal step t and dual step `dual` (t when None)."""
         u = t if dual is None else dual
         return State(st.y + t * d.dy, st.s + t * d.ds, st.lam + u * d.dlam, st.nu + u * d.dnu,
-                     st.zl + u * d.dzl, st.zu + u * d.dzu, [Z + u * dZ for Z, dZ in zip(st.Z, d.dZ)], mu)
+                     st.zl + u * d.dzl, st.zu + u * d.dzu, [Z + u * dZ for Z, dZ in zip(st.Z, d.dZ)], mu,
+                     sc=[s + t * ds for s, ds in zip(st.sc, d.dsc)], zc=[z + u * dz for z, dz in zip(st.zc, d.dzc)])
 
     # ------------------------------------------------------------------ the merit
     def merit(self, st: State, pt: Point, mu: float) -> float:
@@ -317,12 +341,13 @@ class Interior:
         dl, du = self.gaps(st)
         logs = (float(xp.sum(xp.log(st.s))) + float(xp.sum(xp.where(self.hasL, xp.log(dl), 0.0)))
                 + float(xp.sum(xp.where(self.hasU, xp.log(du), 0.0))))
-        B = self.cones(st).barrier()[0] if self.degree else 0.0
+        B = (self.cones(st).barrier()[0] if self.degree else 0.0) + self.soc.barrier(st.sc)
         return pt.f - mu * logs + mu * B + self.penalty * self.infeasibility(st, pt)
 
     def infeasibility(self, st: State, pt: Point) -> float:
         xp = self.xp
-        return float(xp.sum(xp.abs(pt.c[~self.eq] + st.s))) + float(xp.sum(xp.abs(pt.c[self.eq])))
+        return (float(xp.sum(xp.abs(pt.c[~self.eq] + st.s))) + float(xp.sum(xp.abs(pt.c[self.eq])))
+                + sum((float(xp.sum(xp.abs(r))) for r in self.soc.primal(st.y, st.sc)), 0.0))
 
     def slope(self, st: State, pt: Point, d: PrimalDualStep, mu: float) -> float:
         """The barrier function's derivative along the primal step (dy, ds)."""
@@ -330,7 +355,7 @@ class Interior:
         dl, du = self.gaps(st)
         value = (float(pt.g @ d.dy) - mu * float(xp.sum(d.ds / st.s))
                  - mu * float(xp.sum(xp.where(self.hasL, d.dy / dl, 0.0)))
-                 + mu * float(xp.sum(xp.where(self.hasU, d.dy / du, 0.0))))
+                 + mu * float(xp.sum(xp.where(self.hasU, d.dy / du, 0.0))) + mu * self.soc.slope(st.sc, d.dsc))
         return value + mu * float(self.cones(st).barrier()[1] @ d.dy) if self.degree else value
 
     def clamp(self, st: State) -> State:
@@ -341,7 +366,7 @@ class Interior:
         lam = xp.clip(st.lam, mu / (KAPPA * st.s), KAPPA * mu / st.s)
         zl = xp.where(self.hasL, xp.clip(st.zl, mu / (KAPPA * dl), KAPPA * mu / dl), 0.0)
         zu = xp.where(self.hasU, xp.clip(st.zu, mu / (KAPPA * du), KAPPA * mu / du), 0.0)
-        return State(st.y, st.s, lam, st.nu, zl, zu, st.Z, mu, st.gaps, st.cones)
+        return State(st.y, st.s, lam, st.nu, zl, zu, st.Z, mu, st.gaps, st.cones, st.sc, st.zc, st.nt)
 
 
 def curvature(xp: ArrayModule, W: Array | Blocks, v: Array) -> float:

@@ -54,7 +54,7 @@ def finish(view: View, cons: Constraints, y: Array, status: Status, message: str
     """`Solved` at y: the objective's value and full gradient, and the violation."""
     z = view.space.lift(y)
     f, g = view.obj.value_grad(z)
-    violation = max(cons.violation(cons.values(y)), bound_violation(view, y))
+    violation = max(cons.violation(cons.values(y)), cons.cones.violation(y), bound_violation(view, y))
     return Solved(z, f, g, status, message, history, violation if math.isfinite(violation) else math.inf,
                   multipliers)
 

@@ -185,8 +185,9 @@ def _predictor_corrector(ip: Interior, sysm: System, st: State, pt: Point) -> tu
     for R, Mi, dM, dZ in zip(r.cones, ip.cones(st).inverses(), cone.matrices(ip.space, aff.dy), aff.dZ):
         P = Mi @ dM @ dZ
         cones.append(R + (P + P.T) / 2)
+    rz = [q + c for q, c in zip(r.rz, ip.soc.corrector(ip.scalings(st), aff.dsc, aff.dzc))]
     r = r._replace(s=r.s + aff.ds * aff.dlam, low=r.low + xp.where(ip.hasL, aff.dy * aff.dzl, 0.0),
-                   up=r.up - xp.where(ip.hasU, aff.dy * aff.dzu, 0.0), cones=cones)
+                   up=r.up - xp.where(ip.hasU, aff.dy * aff.dzu, 0.0), cones=cones, rz=rz)
     return ip.step(sysm, st, r), mu
 
 

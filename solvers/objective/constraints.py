@@ -9,7 +9,8 @@ zero weight and those whose symbolic Hessian is zero (affine constraints). A con
 between tensors (`G * x <= h`) is one row per entry (`Rows`); `multipliers` gathers the
 rows' multipliers back by label.
 `violation(y)` is the largest violation: max(c_j, 0) for inequalities, |c_j| for
-equalities, and the distance outside the closed bounds and the cones.
+equalities, and the distance outside the closed bounds and the cones. Second-order cones
+(`task.cones`) are read as affine maps apart from the rows (`cones`).
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import numpy as np
 import tensorcalc as tc
 from solvers.numerics.linalg import Blocks
 from solvers.numerics.space import View, dense
+from solvers.objective.cones import Cones
 from solvers.objective.smooth import Objective
 from solvers.protocol import Array
 from solvers.task.device import to_host
@@ -179,6 +181,7 @@ class Constraints:
 
     def __init__(self, task: Task, view: View):
         self.view, self.xp = view, view.xp
+        self.cones = Cones(task, view)          # second-order cones, kept apart (`cones`)
         if not task.constraints:                # bounds or cones alone: nothing to compile
             self.parts, self.labels, self.slices, self.m = [], [], [], 0
             self.equality = view.xp.zeros(0, dtype=bool)

@@ -45,6 +45,19 @@ class Constraint:
 
 
 @dataclass(frozen=True)
+class SecondOrder:
+    """Second-order cones ||u|| <= t, added by `solvers.reformulate.cones`: `u` and `t`
+    affine in the free variables; u's axes taken in the order `perm` are t's axes (which
+    index the cones) and then each cone's entries. `label` names the constraint the cones
+    stand for (its multiplier is their t part), None where they stand for no constraint."""
+
+    label: str | None
+    u: Expr
+    t: Expr
+    perm: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class Task:
     """A checked problem over `free` subject to `constraints`, the other names fixed. As
     read (`prepare.read`) `expr` is the objective as written; the task a solver gets is
@@ -57,12 +70,14 @@ class Task:
     fixed: dict[str, np.ndarray]
     x0: dict[str, np.ndarray]
     constraints: tuple[Constraint, ...] = ()
+    cones: tuple[SecondOrder, ...] = ()
 
     @property
     def constrained(self) -> bool:
         """Whether anything beyond the objective's own domain restricts the variables:
-        constraints, a non-strict bound (`nonneg`, `>= c`), or a symmetric matrix variable."""
-        return bool(self.constraints) or any(
+        constraints, second-order cones, a non-strict bound (`nonneg`, `>= c`), or a
+        symmetric matrix variable."""
+        return bool(self.constraints or self.cones) or any(
             v.attributes.is_symmetric or closed_bound(v.attributes) for v in self.free)
 
 
