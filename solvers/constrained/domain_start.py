@@ -20,8 +20,9 @@ the point phase one found (seeded, scales 1e-3 to 1), and every candidate is che
 evaluating the conditions. A start is only a start: the problem solved is the same.
 
 Phase one converged with a largest margin <= MARGIN proves, to its tolerance, that no
-point strictly inside the domain meets the affine constraints: `inside` raises a
-`SolverError` that names the conditions (a problem whose domain is empty has no point at
+point strictly inside the domain meets the affine constraints where every target is exact
+(u > 0 or u >= 0 of an affine u; not a sign chosen, a pd matrix, a split argument):
+`inside` then raises a `SolverError` that names the conditions (a problem whose domain is empty has no point at
 which its objective is defined). Where phase one does not converge and no candidate
 passes, the start is left as it was and the solve reports it as before.
 """
@@ -55,11 +56,15 @@ GTOL, TOL = 1e-9, 1e-12
 @dataclasses.dataclass(frozen=True)
 class Target:
     """What phase one asks of an affine argument: sign * u >= s entrywise (`sign` None:
-    +1), or, `matrix`, sym(u) - s I psd."""
+    +1), or, `matrix`, sym(u) - s I psd. `exact`: whether the condition it stands for holds
+    strictly only where the target's margin is positive (u > 0, u >= 0 of an affine u), not
+    merely where it is (a sign chosen for u != 0, pd for nonsingular, a split argument)."""
 
     u: Expr
     sign: np.ndarray | None = None
     matrix: bool = False
+    exact: bool = False
+    chosen: bool = False          # a sign chosen where u is 0 at x0
 
 
 def inside(task: Task) -> Task:
@@ -77,24 +82,28 @@ def inside(task: Task) -> Task:
     return task
 
 
-def _targets(task: Task, cond: Condition) -> list[Target]:
+def _targets(task: Task, cond: Condition, side: float) -> list[Target]:
     """What phase one asks so that `cond` holds: its argument's margin where affine, or
-    the targets of the parts that imply it (module docstring); [] where none do."""
+    the targets of the parts that imply it (module docstring); [] where none do. An
+    argument that must be nonzero keeps each entry's sign at x0, `side` where it is 0."""
     names = tuple(v.name for v in task.free)
-    return _split(cond.arg, cond.kind, names, {**task.fixed, **task.x0})
+    return _split(cond.arg, cond.kind, names, {**task.fixed, **task.x0}, side)
 
 
-def _split(u: Expr, kind: str, names: tuple[str, ...], values: dict) -> list[Target]:
+def _split(u: Expr, kind: str, names: tuple[str, ...], values: dict, side: float) -> list[Target]:
+    """`_targets` of the condition that u is `kind`."""
     if not affine_in(u, names):
         return [t for part, k in _parts(u, kind) if set(names) & set(dag.variables(part))
-                for t in _split(part, k, names, values)]
+                for t in _split(part, k, names, values, side)]
     if kind == "nonsingular":
         return [Target(u, matrix=True)]
     if kind == "nonzero":
         got = value(u, values)
-        if got is not None and (got < 0).any():
-            return [Target(u, np.where(got < 0, -1.0, 1.0))]
-    return [Target(u)]
+        if got is None:
+            return [Target(u)]
+        sign = np.where(got < 0, -1.0, np.where(got > 0, 1.0, side))
+        return [Target(u, None if (sign > 0).all() else sign, chosen=bool((got == 0).any()))]
+    return [Target(u, exact=kind in ("positive", "nonneg"))]
 
 
 def _parts(u: Expr, kind: str) -> list[tuple[Expr, str]]:
@@ -113,21 +122,36 @@ def _parts(u: Expr, kind: str) -> list[tuple[Expr, str]]:
 
 
 def _phase_one(task: Task, conds: tuple[Condition, ...]) -> dict[str, np.ndarray] | None:
-    """The point phase one finds with a positive margin, None where it has no target or
-    does not converge; SolverError where it converges with none."""
-    targets = [t for c in conds for t in _targets(task, c)]
-    if not targets:
-        return None
+    """The point phase one finds with a positive margin; None where it has no target, does
+    not converge, or converges with none where a target is not exact (another sign, a
+    matrix that is not pd, may still be inside); SolverError where every target is exact."""
+    for side in (1.0, -1.0):
+        targets = [t for c in conds for t in _targets(task, c, side)]
+        if not targets:
+            return None
+        found, margin = _margin(task, targets)
+        if found is not None or margin is None:
+            return found
+        if all(t.exact for t in targets):
+            raise SolverError(_empty(task, conds, margin))
+        if not any(t.chosen for t in targets):
+            return None               # no sign chosen at 0: the other side is the same phase
+    return None
+
+
+def _margin(task: Task, targets: list[Target]) -> tuple[dict[str, np.ndarray] | None, float | None]:
+    """(the phase-one point, None) where its margin is positive, else (None, the largest
+    margin); (None, None) where phase one does not converge."""
     margin = -np.inf
     for weight in WEIGHTS:
         phase = Phase.of(task, targets, weight)
         x = _solve(phase.task)
         if x is None:
-            return None
+            return None, None
         margin = float(x[phase.margin])
         if margin > MARGIN:
-            return {v.name: x[v.name] for v in task.free}
-    raise SolverError(_empty(task, conds, margin))
+            return {v.name: x[v.name] for v in task.free}, None
+    return None, margin
 
 
 def _solve(phase: Task) -> dict[str, np.ndarray] | None:

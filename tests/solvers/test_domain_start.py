@@ -159,6 +159,18 @@ def test_domain_with_no_interior_is_a_clear_error():
         solvers.minimize("variable x\nmaximize log(x)\nsubject to\n    x <= 0")
 
 
+def test_nonzero_argument_takes_the_side_the_constraints_allow():
+    """x^-1 needs x != 0; phase one tries x > 0, which x <= -0.5 rules out, then x < 0 (no
+    false empty-domain claim: a sign chosen at 0 is not the whole domain)."""
+    text = "variable x\nminimize x ^ 2 - x ^ (-1)\nsubject to\n    x <= -0.5"
+    task = inside(read(text))
+    assert task.x0["x"] < 0
+    result = solvers.minimize(text)
+    y = cp.Variable()
+    ref = reference(cp.Problem(cp.Minimize(cp.square(y) + cp.inv_pos(y)), [y >= 0.5]))
+    assert result.success and close(result.fun, ref), (result.fun, ref)
+
+
 def test_conditions_name_their_kind():
     text = ("variable x[3]\nvariable y[3]\nvariable z[3]\nvariable X[2, 2] symmetric\n"
             "minimize sum(y .^ (-1)) - sum(log(x)) - logdet(X) + sum(z .^ 1.5) + sum(inv(X))")
