@@ -2,7 +2,7 @@
 from the default start, against CVXPY with Clarabel at tight tolerances in the same process.
 
     python benchmarks/real_problems.py [--only NAME[,NAME]] [--kind KIND[,KIND]] [--small]
-                                       [--timeout 300] [--threads 1] [--list] [--json [FILE]]
+                                       [--timeout 300] [--threads 1] [--repeats 3] [--list] [--json [FILE]]
                                        [--save] [--md FILE] [--plot [FILE]]
 
 The problems are benchmarks/real_cases.py (`--list` prints them). Each runs in a fresh child
@@ -12,7 +12,8 @@ first solves one tiny problem with each library (imports, parser tables, Clarabe
 call), then builds the case and times, in this order: CVXPY's first call (`problem.solve()`,
 canonicalisation included) and warm call (the same problem object solved again), our first
 call (translation, analysis, compilation and solve) and our warm call (the same problem
-object given to `minimize` again).
+object given to `minimize` again). A warm time is the median of --repeats calls (fewer once
+they add up to WARM_BUDGET seconds): single calls of a millisecond are mostly noise.
 
 Our answer is checked independently: its values are assigned to the CVXPY variables, and
 CVXPY evaluates the objective and each constraint's violation, also of the atoms' domains
@@ -51,6 +52,7 @@ TOLERANCES = ("tol_gap_abs", "tol_gap_rel", "tol_feas")
 TIGHTS = (1e-10, 1e-9, None)       # Clarabel's tolerances, tightest first (None: its defaults, 1e-8)
 VIOLATION, REL_ERROR = 1e-7, 1e-6
 FALSE_CLAIMS = (5, 6)              # unbounded, infeasible: wrong where CVXPY finds an optimum
+WARM_BUDGET = 2.0                  # seconds of warm calls after which no more are timed
 MD = ROOT / "benchmarks" / "RESULTS_real_problems.md"
 
 
@@ -130,7 +132,16 @@ def _timed(call):
     return out, time.perf_counter() - start
 
 
-def reference(build) -> tuple[object, dict]:
+def _warm(call, repeats: int) -> float:
+    """The median time of up to `repeats` calls (at least one), fewer once they have taken
+    WARM_BUDGET seconds."""
+    times: list[float] = []
+    while len(times) < max(1, repeats) and sum(times) < WARM_BUDGET:
+        times.append(_timed(call)[1])
+    return statistics.median(times)
+
+
+def reference(build, repeats: int = 1) -> tuple[object, dict]:
     """(problem, row): CVXPY + Clarabel on a fresh `build()`, timed twice (first and warm), at
     the tightest of TIGHTS that Clarabel solves to status optimal (each try on a fresh
     problem, so that its first call is cold); the status names the tolerance used."""
@@ -140,7 +151,7 @@ def reference(build) -> tuple[object, dict]:
         options = {} if tol is None else {k: tol for k in TOLERANCES}
         try:
             _, first = _timed(lambda: problem.solve(solver=cp.CLARABEL, **options))
-            _, warm = _timed(lambda: problem.solve(solver=cp.CLARABEL, **options))
+            warm = _warm(lambda: problem.solve(solver=cp.CLARABEL, **options), repeats)
         except cp.error.SolverError as exc:
             status, first, warm = _first_line(exc), math.nan, math.nan
         else:
@@ -152,7 +163,7 @@ def reference(build) -> tuple[object, dict]:
                      "cvxpy_first": first, "cvxpy_warm": warm}
 
 
-def child(name: str, threads: int) -> None:
+def child(name: str, threads: int, repeats: int) -> None:
     """Run one case, printing one JSON line per stage (read back by `run_case`)."""
     import warnings
 
@@ -163,7 +174,7 @@ def child(name: str, threads: int) -> None:
     warnings.simplefilter("ignore")
     with threadpool_limits(threads), np.errstate(all="ignore"):
         _warm_up()
-        problem, row = reference(CASES[name].build)
+        problem, row = reference(CASES[name].build, repeats)
         _emit(stage="built", unknowns=sum(v.size for v in problem.variables()),
               constraints=sum(c.size for c in problem.constraints))
         _emit(stage="cvxpy", **row)
@@ -180,7 +191,7 @@ def child(name: str, threads: int) -> None:
             row["check_error"] = _first_line(exc)
         _emit(stage="ours", **row)
         try:
-            _, warm = _timed(lambda: solvers.minimize(problem, method="auto"))
+            warm = _warm(lambda: solvers.minimize(problem, method="auto"), repeats)
             _emit(stage="warm", ours_warm=warm)
         except Exception as exc:
             _emit(stage="warm", warm_error=_first_line(exc))
@@ -188,11 +199,12 @@ def child(name: str, threads: int) -> None:
 
 # --------------------------------------------------------------------------- the parent
 
-def run_case(name: str, timeout: float, threads: int) -> dict:
+def run_case(name: str, timeout: float, threads: int, repeats: int = 3) -> dict:
     """One row: the child's stages merged, its verdict, and `timeout` or the child's crash noted."""
     env = {**os.environ, "CONVEXCHECK_CACHE": "0", "PYTHONWARNINGS": "ignore",
            **{k: str(threads) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}}
-    cmd = [sys.executable, str(pathlib.Path(__file__).resolve()), "--child", name, "--threads", str(threads)]
+    cmd = [sys.executable, str(pathlib.Path(__file__).resolve()), "--child", name, "--threads", str(threads),
+           "--repeats", str(repeats)]
     row = {"name": name, "kind": CASES[name].kind}
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
@@ -343,6 +355,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--kind", help="KIND[,KIND]: problems of these kinds only")
     p.add_argument("--small", action="store_true", help="leave out the problems at CVXPY-example size")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per problem before it is killed (300)")
+    p.add_argument("--repeats", type=int, default=3,
+                   help=f"warm calls timed, at most (3; fewer past {WARM_BUDGET:g} s)")
     p.add_argument("--threads", type=int, default=1, help="BLAS threads in each child (1)")
     p.add_argument("--list", action="store_true", help="print the problems and their kinds, then stop")
     p.add_argument("--json", nargs="?", const="-", metavar="FILE", help="also write the rows as JSON (- stdout)")
@@ -370,14 +384,14 @@ def selected(args: argparse.Namespace) -> list[str]:
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     if args.child:
-        return child(args.child, args.threads)
+        return child(args.child, args.threads, args.repeats)
     if args.list:
         for c in CASES.values():
             print(f"{c.name:32s} {c.kind:10s} {'large' if c.large else ''}")
         return
     rows = []
     for name in selected(args):
-        rows.append(run_case(name, args.timeout, args.threads))
+        rows.append(run_case(name, args.timeout, args.threads, args.repeats))
         print(" | ".join(cells(rows[-1])), flush=True, file=sys.stderr)
     print(markdown(rows))
     if args.json:
