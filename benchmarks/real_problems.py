@@ -89,19 +89,23 @@ def scaled_violation(constraint) -> float:
 
 def check(problem, x: dict) -> dict:
     """Assign our x (by variable name) to the problem's variables; CVXPY's objective and the
-    largest scaled violation of its constraints, the atoms' domains and the attributes."""
+    largest scaled violation of its constraints, the atoms' domains and the attributes (inf
+    where x or any violation is not finite: NaN never passes as small)."""
     import numpy as np
     for v in problem.variables():
         if v.name() not in x:
             raise KeyError(f"the result has no variable {v.name()!r} (it has {', '.join(x)})")
         v.save_value(np.asarray(x[v.name()], dtype=float).reshape(v.shape))   # attributes checked below
+    if not all(np.all(np.isfinite(v.value)) for v in problem.variables()):
+        return {"f": math.nan, "violation": math.inf}
     domains = list(problem.objective.expr.domain)
     for c in problem.constraints:
         domains += [d for arg in c.args for d in arg.domain]
-    worst = max([0.0] + [attribute_violation(v) / max(1.0, float(np.max(np.abs(v.value)))) for v in problem.variables()]
-                + [scaled_violation(c) for c in [*problem.constraints, *domains]])
+    found = [attribute_violation(v) / max(1.0, float(np.max(np.abs(v.value)))) for v in problem.variables()]
+    found += [scaled_violation(c) for c in [*problem.constraints, *domains]]
     f = problem.objective.value
-    return {"f": float(f) if f is not None else math.nan, "violation": worst}
+    return {"f": float(f) if f is not None else math.nan,
+            "violation": max([0.0] + [v if not math.isnan(v) else math.inf for v in found])}
 
 
 # --------------------------------------------------------------------------- the child process

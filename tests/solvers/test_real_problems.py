@@ -75,6 +75,7 @@ def test_the_check_reads_violations_of_constraints_domains_and_attributes():
     assert real_problems.check(problem, {"x": np.array([0.25, 0.5]), "X": np.diag([1.0, -0.5])})["violation"] \
         == pytest.approx(0.5)                                        # X's eigenvalue -0.5
     assert real_problems.check(problem, {"x": np.array([-0.25, 0.5]), "X": np.eye(2)})["violation"] > 0  # log's domain
+    assert real_problems.check(problem, {"x": np.array([np.nan, 0.5]), "X": np.eye(2)})["violation"] == math.inf
     with pytest.raises(KeyError, match="no variable 'X'"):
         real_problems.check(problem, {"x": np.ones(2)})
 
