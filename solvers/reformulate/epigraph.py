@@ -180,11 +180,16 @@ class _Walk:
                        for n in dag.topo(expr))
 
     def _sign(self, node: Expr) -> int:
-        """+1 (-1) for a weight known >= 0 (<= 0), 0 when unknown."""
+        """+1 (-1) for a weight known >= 0 (<= 0), 0 when unknown; a reciprocal has its
+        argument's sign and a product of known signs their product (`/ m` is `* recip(m)`)."""
         if isinstance(node, Const):
             return 1 if node.value >= 0 else -1
         if isinstance(node, Var):
             return 1 if node.name in self.nonneg else 0
+        if isinstance(node, Elementwise) and node.fn == "recip":
+            return self._sign(node.args[0])
+        if isinstance(node, Product) and not self.names & variables(node).keys():
+            return int(np.prod([self._sign(a) for a in node.args]))
         return 1 if isinstance(node, dag.Delta) else 0
 
     def _site(self, fn: str, args: tuple[Expr, ...], axes) -> Var:
