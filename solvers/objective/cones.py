@@ -20,7 +20,8 @@ from solvers.numerics.space import View
 from solvers.protocol import Array
 from solvers.task.prepare import Task, variables
 from solvers.task.records import SecondOrder
-from tensorcalc import Expr
+from tensorcalc import Expr, dag
+from tensorcalc.dag import Var
 from tensorcalc.memo import memoized
 
 
@@ -101,9 +102,9 @@ class Cones:
 def _read(task: Task, view: View, rec: SecondOrder) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
     """(G (k, m, n), h (k, m), t's shape) of one record, in y coordinates (NumPy)."""
     obj = view.obj
-    values = {**task.fixed, **{v.name: np.zeros(v.shape) for v in task.free}}
-    u_val, u_jac = _affine(rec.u, task, values)
-    t_val, t_jac = _affine(rec.t, task, values)
+    zeros = {v.name: np.zeros(v.shape) for v in task.free}       # every free variable: a derivative carries its axes
+    u_val, u_jac = _affine(rec.u, task, {**_data(rec.u, task), **zeros})
+    t_val, t_jac = _affine(rec.t, task, {**_data(rec.t, task), **zeros})
     shape = tuple(t_val.shape)
     k = math.prod(shape)
     u_val = u_val.transpose(rec.perm).reshape(k, -1)
@@ -129,6 +130,20 @@ def _affine(expr: Expr, task: Task, values: dict) -> tuple[np.ndarray, np.ndarra
             jac[..., offset:offset + v.size] = np.broadcast_to(d, value.shape + v.shape).reshape(value.shape + (-1,))
         offset += v.size
     return value, jac
+
+
+def _data(expr: Expr, task: Task) -> dict:
+    """The fixed arrays expr and its derivatives read or take an axis length from (only
+    those: evaluate checks every array it is given)."""
+    names = _names(expr, tuple(v.name for v in task.free if v.name in variables(expr)))
+    return {n: task.fixed[n] for n in names if n in task.fixed}
+
+
+@memoized(maxsize=1024)
+def _names(expr: Expr, free: tuple[str, ...]) -> frozenset:
+    nodes = dag.topo(expr, *(_derivative(expr, n) for n in free))
+    return frozenset(a.var for node in nodes for a in node.axes) | frozenset(
+        node.name for node in nodes if isinstance(node, Var))
 
 
 @memoized(maxsize=1024)

@@ -1,0 +1,148 @@
+"""Second-order cones: 2-norms of affine arguments kept by the interior-point method
+(`solvers.reformulate.cones`, `solvers.numerics.soc`, `solvers.constrained.conic`), checked
+against CVXPY and against the cones' own algebra."""
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+import solvers
+from solvers.numerics import soc
+from solvers.reformulate.cones import norm_of
+from solvers.task.prepare import read
+
+
+def _inside(rng, k, m):
+    v = rng.standard_normal((k, m))
+    v[:, 0] = np.linalg.norm(v[:, 1:], axis=1) + rng.random(k) + 0.1
+    return v
+
+
+def test_scaling_maps_z_and_s_to_one_point():
+    rng = np.random.default_rng(1)
+    s, z = _inside(rng, 6, 4), _inside(rng, 6, 4)
+    w = soc.Scaling(np, s, z)
+    np.testing.assert_allclose(w.times(z), w.over(s), atol=1e-12)
+    for j in range(4):                                   # inverse() is W^-1 as matrices
+        e = np.zeros((6, 4))
+        e[:, j] = 1.0
+        np.testing.assert_allclose(w.inverse()[:, :, j], w.over(e), atol=1e-12)
+    v = rng.standard_normal((6, 4))
+    np.testing.assert_allclose(soc.product(w.lam, soc.divide(np, w.lam, v)), v, atol=1e-10)
+    np.testing.assert_allclose(soc.product(s, soc.central(np, s)), np.tile([1.0, 0, 0, 0], (6, 1)), atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_max_step_reaches_the_boundary(seed):
+    rng = np.random.default_rng(seed)
+    s, ds = _inside(rng, 8, 3), 3 * rng.standard_normal((8, 3))
+    a = soc.max_step(np, s, ds)
+    if np.isfinite(a):
+        assert soc.inside(np, s + 0.999 * a * ds)
+        assert not soc.inside(np, s + 1.001 * a * ds)
+    else:
+        assert soc.inside(np, s + 1e6 * ds)
+
+
+def _task(text, data):
+    return read(text, data, None)
+
+
+def test_norms_recognised_only_of_affine_arguments():
+    names = frozenset({"x"})
+    affine = _task("parameter A[m, n]\nvariable x[n]\nminimize norm2(A * x)", {"A": np.eye(3)})
+    assert norm_of(affine.expr, names) is not None
+    curved = _task("parameter A[m, n]\nvariable x[n]\nminimize norm2(A * exp(x))", {"A": np.eye(3)})
+    assert norm_of(curved.expr, names) is None
+
+
+def test_zero_residual_solved():
+    rng = np.random.default_rng(0)
+    A, b = rng.standard_normal((5, 5)), rng.standard_normal(5)
+    r = solvers.minimize("parameter A[m, n]\nparameter b[m]\nvariable x[n]\nminimize norm2(A * x - b)",
+                         {"A": A, "b": b})
+    assert r.success, r.message
+    assert abs(r.fun) <= 1e-8
+    np.testing.assert_allclose(r.x["x"], np.linalg.solve(A, b), atol=1e-7)
+    assert set(r.x) == {"x"} and np.all(np.isfinite(r.jac["x"]))
+
+
+def _cvxpy(make):
+    x, prob = make()
+    prob.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    return prob.value
+
+
+def test_fit_plus_norm_penalty_against_cvxpy():
+    rng = np.random.default_rng(3)
+    A, b, lam = rng.standard_normal((20, 6)), rng.standard_normal(20), 0.5
+
+    def make():
+        x = cp.Variable(6)
+        return x, cp.Problem(cp.Minimize(cp.norm2(A @ x - b) + lam * cp.norm2(x)))
+    ref = _cvxpy(make)
+    r = solvers.minimize("parameter A[m, n]\nparameter b[m]\nparameter lam nonneg\nvariable x[n]\n"
+                         "minimize norm2(A * x - b) + lam * norm2(x)", {"A": A, "b": b, "lam": lam})
+    assert r.success, r.message
+    assert abs(r.fun - ref) <= 1e-6 * max(1.0, abs(ref))
+
+
+def test_norm_ball_constraint_against_cvxpy():
+    rng = np.random.default_rng(4)
+    c = rng.standard_normal(5)
+
+    def make():
+        x = cp.Variable(5)
+        return x, cp.Problem(cp.Minimize(c @ x), [cp.norm2(x) <= 1])
+    ref = _cvxpy(make)
+    r = solvers.minimize("parameter c[n]\nvariable x[n]\nminimize c' * x\nsubject to\n    norm2(x) <= 1", {"c": c})
+    assert r.success, r.message
+    assert abs(r.fun - ref) <= 1e-6 * max(1.0, abs(ref))
+    assert r.constr_violation <= 1e-8
+    y = r.multipliers["constraint 1"]          # the ball's multiplier: c + y x / ||x|| = 0
+    assert abs(y - np.linalg.norm(c)) <= 1e-6 * np.linalg.norm(c)
+
+
+def test_ball_constraint_met_at_its_centre():
+    """norm(x - p) <= 1 whose optimum is x = p (the kink): the old path stalled there."""
+    p = np.array([0.3, -0.2, 0.5])
+    r = solvers.minimize("parameter p[n]\nvariable x[n]\nminimize sum((x - p) .^ 2)\nsubject to\n"
+                         "    norm2(x - p) <= 1", {"p": p})
+    assert r.success, r.message
+    np.testing.assert_allclose(r.x["x"], p, atol=1e-6)
+
+
+def test_smallest_enclosing_circle_against_cvxpy():
+    rng = np.random.default_rng(0)
+    P = rng.standard_normal((60, 2))
+
+    def make():
+        c, r = cp.Variable(2), cp.Variable()
+        return c, cp.Problem(cp.Minimize(r), [cp.norm(c - p) <= r for p in P])
+    ref = _cvxpy(make)
+    c, r = cp.Variable(2, name="c"), cp.Variable(name="r")
+    res = solvers.minimize(cp.Problem(cp.Minimize(r), [cp.norm(c - p) <= r for p in P]))
+    assert res.success, res.message
+    assert abs(res.fun - ref) <= 1e-6 * abs(ref)
+    assert res.constr_violation <= 1e-8
+    assert set(res.x) == {"c", "r"}
+
+
+def test_norm_away_from_its_kink_unchanged():
+    rng = np.random.default_rng(5)
+    A, b = rng.standard_normal((10, 3)), rng.standard_normal(10)
+    x = np.linalg.lstsq(A, b, rcond=None)[0]
+    r = solvers.minimize("parameter A[m, n]\nparameter b[m]\nvariable x[n]\nminimize norm2(A * x - b)",
+                         {"A": A, "b": b})
+    assert r.success, r.message
+    np.testing.assert_allclose(r.x["x"], x, atol=1e-7)
+    assert abs(r.fun - np.linalg.norm(A @ x - b)) <= 1e-9
+
+
+def test_other_methods_keep_the_old_path():
+    """L-BFGS meets the norm as written (no cone): away from its kink it solves as before."""
+    r = solvers.minimize("variable x[n]\nminimize norm2(x - vector(1)) + sum(x .^ 2)", x0={"x": np.zeros(3)},
+                         method="lbfgs")
+    assert r.success, r.message
+    np.testing.assert_allclose(r.x["x"], np.full(3, np.sqrt(3) / 6), atol=1e-6)    # sqrt(3) (1 - a) + 3 a^2
