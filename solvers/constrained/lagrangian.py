@@ -15,16 +15,18 @@ inner tolerance of `_tolerance` (a tenth of the stationarity at its start, or th
 violation if less: Eckstein and Silva's relative error criterion, so that early outer
 iterations are cheap and none is wasted at a point that already meets it), then w becomes
 the multipliers (lam clipped to [0, BIG], nu to [-BIG, BIG]); rho grows tenfold when the
-violation V = max(|c_e|, |min(-c_i, lam/rho)|) did not halve.
+violation V = max(|c_e|, |min(-c_i, lam/rho)|) did not halve, unless V already meets the
+stop. Scale-free: rho_1 and the tolerances follow the objective's size (an LP times 1e-9).
 
 The inner method works in coordinates u = y / s (`Scaled`), s from the diagonal of L's
-Hessian where that is cheap (a block-diagonal objective Hessian, such as entropy's
-diag(1/p)), refreshed every RESCALE inner iterations: first-order and CG inner methods
-stall on such diagonals spanning many decades (p near its strict bound). The inner
-method keeps its memory across outer iterations while rho and the coordinates stay.
+Hessian where that is cheap or needed (`jacobi`: a block-diagonal objective Hessian, such
+as entropy's diag(1/p), or a small dense one over decades), refreshed every RESCALE inner
+iterations: first-order and CG inner methods stall on diagonals spanning many decades.
+The inner method keeps its memory across outer iterations while rho and the coordinates stay.
 
 Stops (CONVERGED) when the inner solve converged, the Lagrangian's stationarity
-max|y - P(y - g - J' w)| in the original coordinates is at most gtol and V <= gtol / 100;
+max|y - P(y - g - J' w)| in the original coordinates is at most gtol (times the objective's
+size where below 1) and V <= gtol / 100;
 ITERATION_LIMIT when the iteration budget (inner iterations, all outer iterations
 together) or MAX_OUTER outer iterations run out; otherwise with the inner solve's status
 (LINE_SEARCH_FAILED, CALLBACK, NOT_A_MINIMUM, NO_MINIMISER: `solvers.result.Status`).
@@ -58,15 +60,17 @@ MAX_OUTER = 100
 FORCING = 0.1        # an inner solve reduces its stationarity at least this much
 RANGE = 1e8          # the scaling evens out curvatures over at most this range
 RESCALE = 20         # inner iterations between rescalings
-EPS_TOL = 1e-15      # the tightest inner tolerance (in the scaled coordinates)
+DENSE = 1000         # `jacobi` reads a dense Hessian's diagonal up to this many coordinates
+SPREAD = 1e4         # and scales by it where it spans more than this
+EPS_TOL = 1e-15      # the tightest inner tolerance (in the scaled coordinates), relative to f's size
 
 
 class Augmented:
     """L of the module docstring on a `View`, with the loop's objective interface."""
 
-    def __init__(self, view: View, cons: Constraints, rho: float, separable: bool = False):
+    def __init__(self, view: View, cons: Constraints, rho: float, diagonal: bool = False):
         self.view, self.cons, self.xp = view, cons, view.xp
-        self.separable = separable       # the objective's Hessian is block diagonal (`_diagonal`)
+        self.diagonal = diagonal         # scaled by the diagonal of the objective's Hessian (`jacobi`)
         self.n, self.counts, self.box = view.n, view.counts, view.box
         self.free, self.names = view.free, view.names
         xp, m = self.xp, cons.m
@@ -197,19 +201,36 @@ def separable(task: Task, view: View) -> bool:
     return len(view.free) == 1 and block_axis(task.expr, view.names) is not None
 
 
+def jacobi(task: Task, view: View, y: Array) -> bool:
+    """Whether the inner solves are scaled by the diagonal of the objective's Hessian
+    (`scaling`): where it is block diagonal (`separable`), or dense but small (n <= DENSE)
+    with a positive diagonal at y spanning more than SPREAD (columns of the data in
+    decades: L-BFGS on the lasso with X's columns over 1e-3..1e3 ran out of its 2,000
+    iterations, and takes 135 scaled). A dense diagonal of one scale is left unscaled:
+    rescaling resets the quasi-Newton memory, which the lifted kinks' active sets need."""
+    if separable(task, view):
+        return True
+    if view.n > DENSE:
+        return False
+    d = _hessian_diagonal(view, y)
+    d = d[view.xp.isfinite(d) & (d > 0)]
+    return bool(d.size) and float(d.max()) > SPREAD * float(d.min())
+
+
+def _hessian_diagonal(view: View, y: Array) -> Array:
+    H, xp = view.value_grad_hess(y)[2], view.xp
+    return H.join(xp, xp.diagonal(H.blocks, axis1=-2, axis2=-1)) if isinstance(H, Blocks) else xp.diagonal(H)
+
+
 def _diagonal(aug: Augmented, y: Array) -> Array | None:
-    """The diagonal of L's Hessian at y where it is cheap: the objective's from the blocks
-    of its block-diagonal Hessian (one variable whose Hessian carries a delta: the cost
-    of a gradient), plus rho times the squared Jacobian entries of the equalities and
-    the active inequalities (the constraints' own curvature left out). None where the
-    objective's Hessian is not block diagonal (its diagonal would need the dense matrix)."""
-    xp, view = aug.xp, aug.view
-    if not aug.separable:
+    """The diagonal of L's Hessian at y where `jacobi` chose it: the objective's (from the
+    blocks of a block-diagonal Hessian, the cost of a gradient, or the small dense one),
+    plus rho times the squared Jacobian entries of the equalities and the active
+    inequalities (the constraints' own curvature left out); else None."""
+    xp = aug.xp
+    if not aug.diagonal:
         return None
-    H = view.value_grad_hess(y)[2]
-    if not isinstance(H, Blocks):
-        return None
-    d = H.join(xp, xp.diagonal(H.blocks, axis1=-2, axis2=-1))
+    d = _hessian_diagonal(aug.view, y)
     c, J = aug.cons.values_jacobian(y)
     active = xp.where(aug.eq | (aug.weights(c) > 0), aug.rho, 0.0)
     return d + active @ (J * J)
@@ -221,16 +242,18 @@ def solve(task: Task, view: View, cons: Constraints, make: Callable[[], Method],
     `make()` gives a fresh inner method."""
     y = view.pack(task.x0)
     history: list[Iteration] = []
-    aug = Augmented(view, cons, first_penalty(view, cons, y), separable(task, view))
-    inner = _Inner(aug, make, opts, history)
     f0, g0 = view.value_grad(y)
-    need = gtol * objective_size(view.xp, f0, g0, y)     # stationarity, in the objective's own scale
+    size = objective_size(view.xp, f0, g0, y)
+    aug = Augmented(view, cons, first_penalty(view, cons, y, size), jacobi(task, view, y))
+    inner = _Inner(aug, make, opts, history)
+    need = gtol * size                      # stationarity, in the objective's own scale
+    feasible = VIOLATION * gtol * opts.feasibility
     before, target, message = math.inf, need, ""
     status = Status.ITERATION_LIMIT
     for k in range(MAX_OUTER):
         scaled = Scaled(aug, scaling(aug, y))
         u = y / scaled.s
-        inner_tol = _tolerance(_start(scaled, u), aug.violation(cons.values(y)), target)
+        inner_tol = _tolerance(_start(scaled, u), _unmet(aug.violation(cons.values(y)), feasible), target)
         y, out = inner.solve(scaled, y, inner_tol)
         c, J = cons.values_jacobian(y)
         stationary, V = _stationarity(aug, y, c, J), aug.violation(c)
@@ -238,7 +261,7 @@ def solve(task: Task, view: View, cons: Constraints, make: Callable[[], Method],
         aug.mult = aug.xp.where(aug.eq, aug.xp.clip(w, -BIG, BIG), aug.xp.clip(w, 0.0, BIG))
         _note(history[-1], cons.violation(c), stationary, aug)
         status, message = out.status, out.message
-        if out.status == Status.CONVERGED and stationary <= need and V <= VIOLATION * gtol * opts.feasibility:
+        if out.status == Status.CONVERGED and stationary <= need and V <= feasible:
             break
         if out.status not in (Status.CONVERGED, Status.ITERATION_LIMIT) or inner.budget <= 0:
             finished = out.status in (Status.CONVERGED, Status.ITERATION_LIMIT)
@@ -246,8 +269,8 @@ def solve(task: Task, view: View, cons: Constraints, make: Callable[[], Method],
             break
         if out.status == Status.CONVERGED and inner_tol <= target and stationary > need:
             # converged in u, not in y (s < 1 shrinks the gradient): tighten the target
-            target = max(target * 0.5 * need / stationary, EPS_TOL)
-        if V > SLOW * before:
+            target = max(target * 0.5 * need / stationary, EPS_TOL * size)
+        if V > SLOW * before and V > feasible:
             aug.rho *= GROW
         before = V if V > 0 else math.inf     # V = 0 (feasible, inactive): no rate to judge
     else:
@@ -301,12 +324,20 @@ def _tolerance(start: float, V: float, target: float) -> float:
     return tol if tol < start else max(VIOLATION * target, FORCING * start)
 
 
+def _unmet(V: float, feasible: float) -> float:
+    """The violation V as `_tolerance` weighs it: 0 where V meets the stop (V <= feasible).
+    V at the constraints' rounding level says nothing of the outer progress and is in
+    their units, not the objective's: an LP whose costs are 1e-9 needs a stationarity of
+    1e-17, which an inner tolerance held at V = 1e-15 never asked for."""
+    return 0.0 if V <= feasible else V
+
+
 def _start(scaled: Scaled, u: Array) -> float:
     """The inner method's stationarity max|u - P(u - grad)| at its start u."""
     return max_abs(scaled, stationarity(scaled, u, scaled.value_grad(u)[1]))
 
 
-def first_penalty(view: View, cons: Constraints, y: Array) -> float:
+def first_penalty(view: View, cons: Constraints, y: Array, size: float = 1.0) -> float:
     """rho_1 = 10 max(1, |f|) / max(1, sum of the squared violations / 2) at the start,
     within [1e-8, 1e8] (Birgin and Martinez, Practical Augmented Lagrangian Methods,
     section 12.4): the penalty term starts no larger than ten times the objective, so
@@ -318,7 +349,16 @@ def first_penalty(view: View, cons: Constraints, y: Array) -> float:
     10 |f|, a penalty as stiff as the objective is large, whose first inner problem is
     the whole non-smooth problem smoothed over a width 1 / rho, where first-order inner
     methods crawl for hundreds of iterations, their count set by rounding. Such a start
-    gets FEASIBLE_RHO; the outer rule raises it where the violation asks."""
+    gets FEASIBLE_RHO; the outer rule raises it where the violation asks.
+
+    Times `size`, the objective's size where it is below 1 (`objective_size`): L is
+    the same problem for s f and s rho, and without it an LP whose costs are 1e-9 met a
+    penalty 1e9 times its objective (L-BFGS: 2,000 iterations, status 1; now 311)."""
+    return size * _balanced(view, cons, y)
+
+
+def _balanced(view: View, cons: Constraints, y: Array) -> float:
+    """rho_1 of `first_penalty` for an objective of size 1."""
     f = view.value(y)
     c = cons.values(y)
     xp = view.xp

@@ -110,8 +110,14 @@ def max_abs(obj: Smooth, g: Array) -> float:
 
 def stationarity(obj: Smooth, z: Array, g: Array) -> Array:
     """g, or z - P(z - g) where the objective has a `box` of closed bounds (P projects on
-    it): zero exactly at a point that satisfies the first-order conditions."""
-    return g if obj.box is None else z - obj.box.project(obj.xp, z - g)
+    it): zero exactly at a point that satisfies the first-order conditions. Computed as
+    g clipped to [z - upper, z - lower], equal in exact arithmetic, without the rounding of
+    z - g: that is eps |z| whatever the size of g, so a gradient of scale 1e-9 (an LP whose
+    costs are 1e-9) could never be seen below 1e-16 = 1e-7 of its own size."""
+    if obj.box is None:
+        return g
+    xp, box = obj.xp, obj.box
+    return xp.minimum(xp.maximum(g, z - box.upper), z - box.lower)
 
 
 def projected_gradient(obj: Smooth, z: Array, g: Array) -> tuple[Array, float]:
@@ -124,7 +130,7 @@ def projected_gradient(obj: Smooth, z: Array, g: Array) -> tuple[Array, float]:
         return last[2], last[3]
     if obj.box is None:
         raise TypeError("projected_gradient: the objective has no box")
-    pg = z - obj.box.project(obj.xp, z - g)
+    pg = stationarity(obj, z, g)
     kept["_projected"] = (z, g, pg, float(obj.xp.abs(pg).max()) if obj.n else 0.0)
     return pg, kept["_projected"][3]
 
