@@ -141,14 +141,14 @@ class Augmented:
 
 
 class Scaled:
-    """`aug` in the coordinates u = y / s (s > 0, one entry per coordinate): value and
-    domain at s u, gradient s g, Hessian diag(s) H diag(s), the box divided by s. The
-    minimiser is the same (divided by s); the inner method sees curvatures evened out."""
+    """k `aug` in the coordinates u = y / s (s > 0 per coordinate): value k L and domain at
+    s u, gradient k s g, Hessian k diag(s) H diag(s), the box over s. The same minimiser (over
+    s), curvatures evened out, and k = 1 / f's size below 1: an inner method of scale 1."""
 
-    def __init__(self, aug: Augmented, s: Array | None = None):
+    def __init__(self, aug: Augmented, s: Array | None = None, k: float = 1.0):
         self.plain = s is None                 # s = 1: the coordinates of aug
         s = aug.xp.ones(aug.n) if s is None else s
-        self.aug, self.s, self.xp = aug, s, aug.xp
+        self.aug, self.s, self.xp, self.k = aug, s, aug.xp, k
         self.n, self.counts, self.free, self.names = aug.n, aug.counts, aug.free, aug.names
         b = aug.box
         self.box = None if b is None else Box(b.lower / s, b.upper / s, b.above / s, b.below / s)
@@ -166,18 +166,18 @@ class Scaled:
         return self.aug.inside(self.s * u)
 
     def value(self, u: Array, overflow: bool = False) -> float:
-        return self.aug.value(self.s * u, overflow)
+        return self.k * self.aug.value(self.s * u, overflow)
 
     def value_grad(self, u: Array) -> tuple[float, Array]:
         f, g = self.aug.value_grad(self.s * u)
-        return f, self.s * g
+        return self.k * f, self.k * self.s * g
 
     def value_grad_hess(self, u: Array) -> tuple[float, Array, Array]:
         f, g, H = self.aug.value_grad_hess(self.s * u)
-        return f, self.s * g, self.s[:, None] * H * self.s[None, :]
+        return self.k * f, self.k * self.s * g, self.k * self.s[:, None] * H * self.s[None, :]
 
     def hvp(self, u: Array, v: Array) -> Array:
-        return self.s * self.aug.hvp(self.s * u, self.s * v)
+        return self.k * self.s * self.aug.hvp(self.s * u, self.s * v)
 
 
 def scaling(aug: Augmented, y: Array) -> Array | None:
@@ -251,7 +251,7 @@ def solve(task: Task, view: View, cons: Constraints, make: Callable[[], Method],
     before, target, message = math.inf, need, ""
     status = Status.ITERATION_LIMIT
     for k in range(MAX_OUTER):
-        scaled = Scaled(aug, scaling(aug, y))
+        scaled = Scaled(aug, scaling(aug, y), 1.0 / size)
         u = y / scaled.s
         inner_tol = _tolerance(_start(scaled, u), _unmet(aug.violation(cons.values(y)), feasible), target)
         y, out = inner.solve(scaled, y, inner_tol)
@@ -303,7 +303,7 @@ class _Inner:
                 kept = self.method = self.make()
             self.kept = aug.rho if scaled.plain else None
             limit = self.budget if scaled.plain else min(self.budget, RESCALE)
-            inner = dataclasses.replace(self.opts, gtol=tol, max_iter=limit)
+            inner = dataclasses.replace(self.opts, gtol=tol * scaled.k, max_iter=limit)
             method = Projected(kept) if aug.box is not None else kept
             out = run(scaled, method, y / scaled.s, inner)
             _append(self.history, out.history)
@@ -311,7 +311,7 @@ class _Inner:
             y = scaled.s * out.z
             if out.status != Status.ITERATION_LIMIT or scaled.plain or self.budget <= 0:
                 return y, out
-            scaled = Scaled(aug, scaling(aug, y))
+            scaled = Scaled(aug, scaling(aug, y), scaled.k)
 
 
 def _tolerance(start: float, V: float, target: float) -> float:
@@ -333,8 +333,8 @@ def _unmet(V: float, feasible: float) -> float:
 
 
 def _start(scaled: Scaled, u: Array) -> float:
-    """The inner method's stationarity max|u - P(u - grad)| at its start u."""
-    return max_abs(scaled, stationarity(scaled, u, scaled.value_grad(u)[1]))
+    """The inner method's stationarity max|u - P(u - grad)| at its start u, in L's units."""
+    return max_abs(scaled, stationarity(scaled, u, scaled.value_grad(u)[1])) / scaled.k
 
 
 def first_penalty(view: View, cons: Constraints, y: Array, size: float = 1.0) -> float:

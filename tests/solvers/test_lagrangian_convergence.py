@@ -15,6 +15,7 @@ import pytest
 import solvers
 from solvers.api import MAX_ITER
 from solvers.constrained import lagrangian
+from solvers.numerics.linalg import objective_size
 from solvers.numerics.space import View
 from solvers.objective.constraints import Constraints
 from solvers.objective.smooth import Objective
@@ -238,3 +239,60 @@ def test_first_penalty_at_a_feasible_start():
     task = prepare(problem, None, {"x": np.full(4, 3.0)})
     view = View(Objective(task, np))
     assert lagrangian.first_penalty(view, Constraints(task, view), view.pack(task.x0)) == lagrangian.FEASIBLE_RHO
+
+
+# --------------------------------------------------------------------------- scale (issue 26, item 4)
+
+LP = "parameter c[n]\nparameter s pos\nvariable x[n] nonneg <= 1\nminimize s * c' * x\nsubject to\n    sum(x) <= 1.5"
+
+
+@pytest.mark.parametrize("s", [1.0, 1e-9])
+def test_the_penalty_and_the_stop_follow_the_objective_size(s):
+    """An LP times s is the same problem: rho_1 scales with it (a penalty of 1 on costs of
+    1e-9 crawled to the iteration limit), the inner method sees L / s (`Scaled`'s k: L-BFGS's
+    first step min(1, 1 / max|g|) moved 1e-9 per iteration from x0 = 0), and the stop asks
+    for a stationarity in its scale."""
+    c = np.array([-3.0, -1.0, 2.0, -2.0])
+    task = prepare(LP, {"c": c, "s": s}, {"x": np.zeros(4)})
+    view = View(Objective(task, np))
+    y = view.pack(task.x0)
+    f, g = view.value_grad(y)
+    size = objective_size(np, f, g, y)
+    assert size == pytest.approx(min(1.0, 3 * s))       # f = 0, max|g| = 3 s at x0 = 0
+    assert lagrangian.first_penalty(view, Constraints(task, view), y, size) == size * lagrangian.FEASIBLE_RHO
+    for method in METHODS:
+        result = solvers.minimize(LP, data={"c": c, "s": s}, x0={"x": np.zeros(4)}, method=method)
+        assert result.status == 0, (method, result.message)
+        np.testing.assert_allclose(result.x["x"], [1.0, 0.0, 0.0, 0.5], atol=1e-8)
+        assert result.multipliers["constraint 1"] == pytest.approx(2 * s, rel=1e-6)
+
+
+def test_a_met_violation_does_not_floor_the_inner_tolerance():
+    assert lagrangian._unmet(1e-15, feasible=1e-10) == 0.0
+    assert lagrangian._unmet(1e-3, feasible=1e-10) == 1e-3
+
+
+def test_projected_stationarity_has_no_rounding_of_z_minus_g():
+    """z - P(z - g) rounds z - g to eps |z|: a gradient of 1e-9 showed an error of 1e-7 of
+    itself; g clipped to [z - u, z - l] is the same in exact arithmetic and exact inside."""
+    from solvers.methods.loop import stationarity
+    task = prepare("variable x[n] nonneg <= 1\nminimize sum(x)", None, {"x": np.full(3, 0.5)})
+    view = View(Objective(task, np))
+    z = np.array([0.3, 0.0, 1.0])
+    g = np.array([1e-9 / 3, 2.0, 5.0])
+    np.testing.assert_array_equal(stationarity(view, z, g), [1e-9 / 3, 0.0, 1.0])
+    g = np.array([-7e-10, -1.0, -5.0])
+    np.testing.assert_array_equal(stationarity(view, z, g), [-7e-10, -1.0, 0.0])
+
+
+def test_jacobi_scaling_where_the_objective_hessian_spans_decades():
+    lasso = "parameter X[m, n]\nparameter y[m]\nvariable w[n]\nminimize sum((X * w - y) .^ 2)"
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((20, 4))
+    for columns, scaled in ((np.ones(4), False), (np.logspace(-3, 3, 4), True)):
+        task = prepare(lasso, {"X": X * columns, "y": rng.standard_normal(20)}, None)
+        view = View(Objective(task, np))
+        assert lagrangian.jacobi(task, view, view.pack(task.x0)) is scaled
+    task = prepare(MAXENT, maxent_data(8, 0.3, 0.35), None)      # block diagonal: always
+    view = View(Objective(task, np))
+    assert lagrangian.jacobi(task, view, np.full(8, 0.125))
