@@ -163,14 +163,35 @@ def degree(space: Space) -> int:
 
 def max_step(xp: ArrayModule, pairs: Iterable[tuple[Array, Array]]) -> float:
     """The longest t >= 0 with every M + t dM positive definite, for (M, dM) pairs (inf
-    if none ends): 1 / -lambda_min(L^-1 dM L^-T); 0 where an M is not inside (`factor`)."""
+    if none ends): 1 / -lambda_min(L^-1 dM L^-T); 0 where an M is not inside (`factor`)
+    or a dM is not finite. Never raises: where LAPACK finds no eigenvalues, by bisection
+    with `factor` as the test (`_bisected`)."""
     best = math.inf
     for M, dM in pairs:
         L = factor(xp, M)
-        if L is None:
+        S = (dM + dM.T) / 2
+        if L is None or not bool(xp.isfinite(S).all()):
             return 0.0
         Li = xp.linalg.inv(L)
-        low = float(xp.linalg.eigvalsh(Li @ ((dM + dM.T) / 2) @ Li.T).min())
+        try:
+            low = float(xp.linalg.eigvalsh(Li @ S @ Li.T).min())
+        except np.linalg.LinAlgError:
+            best = min(best, _bisected(xp, M, S))
+            continue
         if low < 0:
             best = min(best, -1.0 / low)
     return best
+
+
+def _bisected(xp: ArrayModule, M: Array, S: Array, halvings: int = 60) -> float:
+    """The longest t with M + t S inside (`factor`), to a relative 2^-halvings: doubled
+    from 1 while inside (inf past 2^60), then bisected; for M inside."""
+    low, high = 0.0, 1.0
+    while factor(xp, M + high * S) is not None:
+        low, high = high, 2.0 * high
+        if high > 2.0 ** 60:
+            return math.inf
+    for _ in range(halvings):
+        mid = (low + high) / 2
+        low, high = (mid, high) if factor(xp, M + mid * S) is not None else (low, mid)
+    return low

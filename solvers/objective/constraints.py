@@ -34,6 +34,15 @@ from tensorcalc import Expr, dag
 from tensorcalc.memo import memoized
 
 
+def _shape_carriers(task: Task, expr: Expr, present) -> dict[str, Array]:
+    """Arrays of the shapes of the variables that name an axis of `expr` without being
+    read by it (an epigraph variable keeps the axes of the kink it replaced, which a
+    parameter of the objective may name): the compiled row reads those lengths from them."""
+    owners = {a.var for node in dag.topo(expr) for a in node.axes} - set(present) - {""}
+    shapes = {v.name: v.shape for v in task.free if v.name in owners}
+    return {**{n: np.zeros(s) for n, s in shapes.items()}, **{n: task.fixed[n] for n in owners & task.fixed.keys()}}
+
+
 class Part:
     """One scalar constraint's compiled functions and where its variables sit in z. The
     row interface (`rows`, `shape`, `values`, `values_jacobian`, `row_hessian`, `row_hvp`)
@@ -46,8 +55,9 @@ class Part:
         obj = view.obj
         present = variables(constraint.expr)
         free = tuple(v for v in task.free if v.name in present)
+        fixed = {n: a for n, a in task.fixed.items() if n in present}
         sub = dataclasses.replace(task, expr=constraint.expr, sign=1.0, free=free, constraints=(),
-                                  fixed={n: a for n, a in task.fixed.items() if n in present})
+                                  fixed={**_shape_carriers(task, constraint.expr, present), **fixed})
         self.obj = Objective(sub, view.xp)
         self.index = np.concatenate([np.arange(a, b) for v, a, b in zip(obj.free, obj.offsets, obj.offsets[1:])
                                      if v.name in present])
