@@ -31,9 +31,9 @@ class Conic:
         self.blocks = cones.blocks
         self.count = sum(b.k for b in self.blocks)       # each cone has degree 1
 
-    def start(self, y: Array, mu: float, push: float) -> tuple[list[Array], list[Array]]:
-        """Slacks inside the cones near s(y), duals on the central path for mu."""
-        sc = [soc.start(self.xp, s, push) for s in self.cones.values(y)]
+    def start(self, y: Array, mu: float) -> tuple[list[Array], list[Array]]:
+        """Slacks inside the cones near s(y) (`soc.start`), duals on the central path for mu."""
+        sc = [soc.start(self.xp, s) for s in self.cones.values(y)]
         return sc, [mu * soc.central(self.xp, s) for s in sc]
 
     def scalings(self, sc: list[Array], zc: list[Array]) -> list[soc.Scaling]:

@@ -158,7 +158,7 @@ class Interior:
         s = xp.maximum(-c, PUSH * xp.maximum(1.0, xp.abs(c)))
         dl, du = self._gaps(y0)
         Z = [MU0 * cone.inverse(xp, M) for M in cone.matrices(self.space, y0)]
-        sc, zc = self.soc.start(y0, MU0, PUSH)
+        sc, zc = self.soc.start(y0, MU0)
         return State(y0, s, MU0 / s, xp.zeros(int(xp.sum(self.eq))),
                      xp.where(self.hasL, MU0 / dl, 0.0), xp.where(self.hasU, MU0 / du, 0.0), Z, MU0, sc=sc, zc=zc)
 

@@ -133,10 +133,11 @@ def barrier_slope(xp: ArrayModule, s: Array, ds: Array) -> float:
     return -float(xp.sum(central(xp, s) * ds))
 
 
-def start(xp: ArrayModule, values: Array, push: float) -> Array:
-    """A point inside each cone near `values`: t raised to ||u|| + max(push, push |t|)
-    where values are not inside by that margin."""
+def start(xp: ArrayModule, values: Array) -> Array:
+    """A point well inside each cone near `values`: where t < 2 ||u|| + 1, t raised to it
+    (det >= 3 ||u||^2 + 4 ||u|| + 1: a point near the boundary relative to its size would
+    let every step along the curved surface leave the cone at once)."""
     out = values.copy()
     r = xp.sqrt(xp.sum(values[:, 1:] ** 2, axis=1))
-    out[:, 0] = xp.maximum(values[:, 0], r + push * xp.maximum(1.0, xp.abs(values[:, 0])))
+    out[:, 0] = xp.maximum(values[:, 0], 2.0 * r + 1.0)
     return out

@@ -17,6 +17,7 @@ import numpy as np
 
 import tensorcalc as tc
 from solvers.numerics.space import View
+from solvers.objective import affine
 from solvers.protocol import Array
 from solvers.task.prepare import Task, variables
 from solvers.task.records import SecondOrder
@@ -102,9 +103,8 @@ class Cones:
 def _read(task: Task, view: View, rec: SecondOrder) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
     """(G (k, m, n), h (k, m), t's shape) of one record, in y coordinates (NumPy)."""
     obj = view.obj
-    zeros = {v.name: np.zeros(v.shape) for v in task.free}       # every free variable: a derivative carries its axes
-    u_val, u_jac = _affine(rec.u, task, {**_data(rec.u, task), **zeros})
-    t_val, t_jac = _affine(rec.t, task, {**_data(rec.t, task), **zeros})
+    u_val, u_jac = _affine(rec.u, task)
+    t_val, t_jac = _affine(rec.t, task)
     shape = tuple(t_val.shape)
     k = math.prod(shape)
     u_val = u_val.transpose(rec.perm).reshape(k, -1)
@@ -118,8 +118,16 @@ def _read(task: Task, view: View, rec: SecondOrder) -> tuple[np.ndarray, np.ndar
     return G, h, shape
 
 
-def _affine(expr: Expr, task: Task, values: dict) -> tuple[np.ndarray, np.ndarray]:
-    """(expr at z = 0, its Jacobian: expr's axes then z's entries) of an affine expr."""
+def _affine(expr: Expr, task: Task) -> tuple[np.ndarray, np.ndarray]:
+    """(expr at z = 0, its Jacobian: expr's axes then z's entries) of an affine expr: read
+    by `affine.read`, or where it cannot, from the symbolic derivatives evaluated."""
+    offsets = np.cumsum([0] + [v.size for v in task.free])
+    free = {v.name: (int(o), v.shape) for v, o in zip(task.free, offsets)}
+    found = affine.read(expr, free, task.fixed, int(offsets[-1]))
+    if found is not None:
+        return found
+    zeros = {v.name: np.zeros(v.shape) for v in task.free}       # every free variable: a derivative carries its axes
+    values = {**_data(expr, task), **zeros}
     value = np.asarray(tc.evaluate(expr, values), dtype=float)
     jac = np.zeros(value.shape + (sum(v.size for v in task.free),))
     offset = 0

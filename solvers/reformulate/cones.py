@@ -35,6 +35,7 @@ from solvers.task.records import SecondOrder
 from tensorcalc import Expr, dag
 from tensorcalc.algebra.degree import degree
 from tensorcalc.dag import Const, Elementwise, Power, Product, Sum, Var
+from tensorcalc.memo import memoized
 
 
 class Norm(NamedTuple):
@@ -86,6 +87,7 @@ def cones(task: Task) -> Coned:
     return Coned(coned, tuple(t.name for _, t in walk.sites), tuple(direct))
 
 
+@memoized(maxsize=4096)
 def norm_of(node: Expr, names: frozenset) -> Norm | None:
     """The norm's argument and axes where node is sqrt of a sum of squares of an argument
     affine in `names` that reads one of them; else None."""
@@ -117,6 +119,7 @@ def _is(node: Expr, value: float) -> bool:
     return isinstance(node, Const) and node.value == value
 
 
+@memoized(maxsize=4096)
 def _direct(expr: Expr, names: frozenset) -> SecondOrder | None:
     """The cones of a row norm(U) + rest <= 0 with rest affine (and not empty, so the
     cones may have an interior), else None."""

@@ -136,8 +136,8 @@ def test_norm_away_from_its_kink_unchanged():
     r = solvers.minimize("parameter A[m, n]\nparameter b[m]\nvariable x[n]\nminimize norm2(A * x - b)",
                          {"A": A, "b": b})
     assert r.success, r.message
-    np.testing.assert_allclose(r.x["x"], x, atol=1e-7)
-    assert abs(r.fun - np.linalg.norm(A @ x - b)) <= 1e-9
+    assert abs(r.fun - np.linalg.norm(A @ x - b)) <= 1e-9          # the gap bounds f; x only to its square root
+    np.testing.assert_allclose(r.x["x"], x, atol=1e-4)
 
 
 def test_other_methods_keep_the_old_path():
