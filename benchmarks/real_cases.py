@@ -135,6 +135,29 @@ def lp_chebyshev_center() -> cp.Problem:
     return cp.Problem(cp.Maximize(r), [A[i] @ xc + r * np.linalg.norm(A[i]) <= b[i] for i in range(30)])
 
 
+def _grid_incidence(k: int) -> sp.csr_matrix:
+    """The node-edge incidence matrix of a k x k grid with edges both ways (sparse)."""
+    edges = [(i * k + j, i * k + j + 1) for i in range(k) for j in range(k - 1)]
+    edges += [(i * k + j, (i + 1) * k + j) for i in range(k - 1) for j in range(k)]
+    edges += [(b, a) for a, b in edges]
+    rows = [a for a, _ in edges] + [b for _, b in edges]
+    values = [-1.0] * len(edges) + [1.0] * len(edges)
+    return sp.csr_matrix((values, (rows, list(range(len(edges))) * 2)), shape=(k * k, len(edges)))
+
+
+@case("lp", large=True)
+def lp_min_cost_flow_grid() -> cp.Problem:
+    """Min-cost flow on a 20 x 20 grid (1,520 arcs, a sparse incidence matrix), capacities 0..3."""
+    rng = np.random.default_rng(9)
+    incidence = _grid_incidence(20)
+    supply = np.zeros(400)
+    supply[rng.choice(400, 10, replace=False)] = -2.0          # sources
+    supply[rng.choice(400, 10, replace=False)] += 2.0          # sinks
+    cost = rng.uniform(1, 3, size=incidence.shape[1])
+    f = cp.Variable(incidence.shape[1], name="f")
+    return cp.Problem(cp.Minimize(cost @ f), [incidence @ f == supply, f >= 0, f <= 3])
+
+
 # ----------------------------------------------------------------------------- QPs
 
 @case("qp")
@@ -383,6 +406,13 @@ def fro_norm_matrix() -> cp.Problem:
     return cp.Problem(cp.Minimize(cp.norm(X - M, "fro")), [cp.sum(X, axis=1) == 2, cp.sum(X, axis=0) == 1.5])
 
 
+@case("norm")
+def matrix_norm1_2x2() -> cp.Problem:
+    """`norm(X - 1, 1)` of a 2x2 matrix variable (CVXPY's induced 1-norm: the largest column sum)."""
+    X = cp.Variable((2, 2), name="X")
+    return cp.Problem(cp.Minimize(cp.norm(X - 1, 1) + cp.sum_squares(X)), [cp.trace(X) == 1])
+
+
 # ----------------------------------------------------------------------------- smoothing
 
 def _trend(n: int, seed: int, lam: float) -> cp.Problem:
@@ -418,6 +448,17 @@ def total_variation_300() -> cp.Problem:
     D = sp.diags([-np.ones(299), np.ones(299)], [0, 1], shape=(299, 300))
     x = cp.Variable(300, name="x")
     return cp.Problem(cp.Minimize(cp.sum_squares(y - x) + 2 * cp.norm1(D @ x)))
+
+
+@case("smoothing", large=True)
+def total_variation_loop_300() -> cp.Problem:
+    """Total variation written as a Python sum of abs terms, one per neighbour pair (as image
+    in-painting code often is): a sum of ~300 terms."""
+    rng = np.random.default_rng(46)
+    n = 300
+    y = np.repeat(rng.normal(size=6), n // 6) + 0.3 * rng.normal(size=n)
+    x = cp.Variable(n, name="x")
+    return cp.Problem(cp.Minimize(cp.sum_squares(x - y) + cp.sum([cp.abs(x[i + 1] - x[i]) for i in range(n - 1)])))
 
 
 def _kalman(n: int, seed: int) -> cp.Problem:
@@ -631,6 +672,21 @@ def power_4_5_constraint() -> cp.Problem:
     c = np.random.default_rng(74).uniform(0.5, 2.0, size=6)
     x = cp.Variable(6, nonneg=True, name="x")
     return cp.Problem(cp.Maximize(c @ x), [cp.sum(cp.power(x, 4.5)) <= 1])
+
+
+@case("power")
+def power_4_5_entrywise() -> cp.Problem:
+    c = np.random.default_rng(78).uniform(0.5, 2.0, size=6)
+    x = cp.Variable(6, nonneg=True, name="x")
+    return cp.Problem(cp.Maximize(c @ x - cp.sum_squares(x)), [cp.power(x, 4.5) <= 1, cp.sum(x) <= 4])
+
+
+@case("power")
+def geo_mean_allocation() -> cp.Problem:
+    """The geometric mean of three shares, one capped (cp.geo_mean, CVXPY's DCP way to write
+    sqrt(x*y)-like objectives)."""
+    x = cp.Variable(3, name="x")
+    return cp.Problem(cp.Maximize(cp.geo_mean(x)), [cp.sum(x) <= 3, x[0] <= 0.5])
 
 
 @case("power")
