@@ -122,17 +122,21 @@ def _parts(u: Expr, kind: str) -> list[tuple[Expr, str]]:
 
 
 def _phase_one(task: Task, conds: tuple[Condition, ...]) -> dict[str, np.ndarray] | None:
-    """The point phase one finds with a positive margin; None where it has no target, does
-    not converge, or converges with none where a target is not exact (another sign, a
+    """The point phase one finds with a positive margin (with no target, the point nearest
+    x0 that meets the affine constraints: a start near a 2-norm's kink that breaks them is
+    a poor one); None where it has neither targets nor affine constraints, does not
+    converge, or converges with no margin where a target is not exact (another sign, a
     matrix that is not pd, may still be inside); SolverError where every target is exact."""
+    names = tuple(v.name for v in task.free)
+    affine = any(affine_in(c.expr, names) for c in task.constraints)
     for side in (1.0, -1.0):
         targets = [t for c in conds for t in _targets(task, c, side)]
-        if not targets:
-            return None
+        if not targets and not affine:
+            return None               # nothing to move towards: the candidates perturb x0
         found, margin = _margin(task, targets)
         if found is not None or margin is None:
             return found
-        if all(t.exact for t in targets):
+        if targets and all(t.exact for t in targets):
             raise SolverError(_empty(task, conds, margin))
         if not any(t.chosen for t in targets):
             return None               # no sign chosen at 0: the other side is the same phase

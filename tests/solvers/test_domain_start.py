@@ -20,6 +20,8 @@ from solvers.task.domain import conditions, unmet
 from solvers.task.prepare import SolverError, read
 
 Q = np.array([0.2, 0.3, 0.5])
+A = np.random.default_rng(5).normal(size=(4, 12))     # least norm: the start is moved onto A x = B
+B = np.random.default_rng(6).normal(size=4)
 C = np.array([0.5, 1.0, 2.0])    # inv_pos + C x: Newton from x = 1 stays on x > 0 (c < 3)
 
 
@@ -55,6 +57,7 @@ CVXPY = {
     "norm2_at_zero": lambda: (lambda x: cp.Problem(cp.Minimize(cp.norm(x, 2)), [C @ x == 1]))(_x()),
     "pnorm_at_zero": lambda: (lambda x: cp.Problem(cp.Minimize(cp.pnorm(x, 3)), [cp.sum(x) == 1]))(_x()),
     "norm2_objective_term": lambda: (lambda x: cp.Problem(cp.Minimize(cp.norm(x, 2) + cp.sum_squares(x - Q))))(_x()),
+    "least_norm": lambda: (lambda x: cp.Problem(cp.Minimize(cp.norm(x, 2)), [A @ x == B]))(cp.Variable(12, name="x")),
     "sqrt_in_constraint": lambda: (lambda x: cp.Problem(cp.Minimize(C @ x), [cp.sqrt(x) >= 0.5]))(_x()),
 }
 
