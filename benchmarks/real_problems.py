@@ -182,6 +182,8 @@ def child(name: str, threads: int, repeats: int) -> None:
         _emit(stage="built", unknowns=sum(v.size for v in problem.variables()),
               constraints=sum(c.size for c in problem.constraints))
         _emit(stage="cvxpy", **row)
+        for v in problem.variables():               # nothing of CVXPY's solution can reach ours
+            v.value = None
         try:
             result, first = _timed(lambda: solvers.minimize(problem, method="auto"))
         except Exception as exc:                    # a crash is a row of the table, not the end of the run
@@ -346,7 +348,7 @@ def plot(rows: list[dict], png: pathlib.Path) -> None:
     fig, ax = plt.subplots(figsize=(max(8, 0.22 * len(rows)), 5))
     for k, (which, colour) in enumerate((("warm", "tab:blue"), ("first", "tab:orange"))):
         values = [ratio(r, which) for r in rows]
-        ax.bar([i + 0.4 * k for i in range(len(rows))], [v if math.isfinite(v) else 0 for v in values], 0.4,
+        ax.bar([i + 0.4 * k for i in range(len(rows))], values, 0.4,
                color=colour, label=f"{which} call")
     for i, r in enumerate(rows):
         if r["verdict"] != "solved":
