@@ -60,12 +60,14 @@ class Cones:
     def __init__(self, task: Task, view: View):
         self.view, self.xp = view, view.xp
         by_size: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
+        rows: dict[int, int] = {}                      # cones stacked so far per size
         where: list[tuple[SecondOrder, int, int, tuple[int, ...]]] = []
         for rec in task.cones:
             G, h, shape = _read(task, view, rec)
-            maps = by_size.setdefault(G.shape[1], [])
-            where.append((rec, G.shape[1], sum(g.shape[0] for g, _ in maps), shape))
-            maps.append((G, h))
+            m = G.shape[1]
+            where.append((rec, m, rows.get(m, 0), shape))
+            rows[m] = rows.get(m, 0) + G.shape[0]
+            by_size.setdefault(m, []).append((G, h))
         sizes = list(by_size)
         self.blocks = [Block(view.xp.asarray(np.concatenate([g for g, _ in by_size[m]])),
                              view.xp.asarray(np.concatenate([h for _, h in by_size[m]]))) for m in sizes]

@@ -70,7 +70,7 @@ def test_zero_residual_solved():
 
 def _cvxpy(make):
     x, prob = make()
-    prob.solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    prob.solve(solver="CLARABEL")
     return prob.value
 
 
@@ -146,3 +146,63 @@ def test_other_methods_keep_the_old_path():
                          method="lbfgs")
     assert r.success, r.message
     np.testing.assert_allclose(r.x["x"], np.full(3, np.sqrt(3) / 6), atol=1e-6)    # sqrt(3) (1 - a) + 3 a^2
+
+
+def test_norm_with_equalities_and_bounds_against_cvxpy():
+    rng = np.random.default_rng(7)
+    A, b = rng.standard_normal((8, 4)), rng.standard_normal(8)
+
+    def make():
+        x = cp.Variable(4)
+        return x, cp.Problem(cp.Minimize(cp.norm2(A @ x - b)), [cp.sum(x) == 1, x >= 0])
+    ref = _cvxpy(make)
+    r = solvers.minimize("parameter A[m, n]\nparameter b[m]\nvariable x[n] nonneg\nminimize norm2(A * x - b)\n"
+                         "subject to\n    sum(x) == 1", {"A": A, "b": b})
+    assert r.success, r.message
+    assert abs(r.fun - ref) <= 1e-6 * max(1.0, abs(ref))
+    assert r.constr_violation <= 1e-8 and r.x["x"].min() >= -1e-10
+
+
+def test_frobenius_norm_of_a_matrix_against_cvxpy():
+    rng = np.random.default_rng(7)
+    C = rng.standard_normal((3, 3))
+
+    def make():
+        X = cp.Variable((3, 3))
+        return X, cp.Problem(cp.Minimize(cp.norm(X - C, "fro") + 0.3 * cp.sum(X)), [cp.trace(X) == 1])
+    ref = _cvxpy(make)
+    r = solvers.minimize("parameter C[n, n]\nvariable X[n, n]\nminimize norm2(X - C) + 0.3 * sum(sum(X))\n"
+                         "subject to\n    tr(X) == 1", {"C": C})
+    assert r.success, r.message
+    assert abs(r.fun - ref) <= 1e-6 * max(1.0, abs(ref))
+
+
+def test_one_vector_constraint_is_one_batch_of_cones():
+    """norm over an axis <= r: one record, 40 cones; its multiplier an array of the rows' shape."""
+    rng = np.random.default_rng(2)
+    P = rng.standard_normal((40, 2))
+    c, r = cp.Variable(2, name="c"), cp.Variable(name="r")
+    prob = cp.Problem(cp.Minimize(r), [cp.norm(P - np.ones((40, 1)) @ cp.reshape(c, (1, 2), order="C"), axis=1) <= r])
+    ref = _cvxpy(lambda: (c, prob))
+    res = solvers.minimize(prob)
+    assert res.success, res.message
+    assert abs(res.fun - ref) <= 1e-6 * abs(ref)
+    y = res.multipliers["constraint 1"]
+    assert y.shape == (40,) and y.min() >= -1e-12 and abs(y.sum() - 1.0) <= 1e-6      # d/dr: 1 - sum y = 0
+
+
+@pytest.mark.parametrize("text", [
+    "variable x[3]\nminimize sum(x)\nsubject to\n    norm2(x) <= -1",
+    "variable x[3]\nminimize sum(x)\nsubject to\n    norm2(x - vector(1)) <= 1\n    x >= vector(5)",
+])
+def test_infeasible_cones_never_succeed(text):
+    r = solvers.minimize(text)
+    assert not r.success and r.status in (1, 2, 6), r.message
+    assert r.constr_violation > 0.5
+
+
+def test_maximised_concave_norm():
+    r = solvers.minimize("variable x[3]\nmaximize -norm2(x - vector(1)) - sum(x .^ 2)")
+    assert r.success, r.message
+    np.testing.assert_allclose(r.x["x"], np.full(3, np.sqrt(3) / 6), atol=1e-5)
+    assert abs(r.fun - (-np.sqrt(3) * (1 - np.sqrt(3) / 6) - 3 * (np.sqrt(3) / 6) ** 2)) <= 1e-9
