@@ -305,6 +305,26 @@ def failures(rows: list[dict]) -> list[str]:
     return out
 
 
+NAMED = ("socp_circle_500", "qp_box_2000", "trend_l1_2000", "kalman_robust_1000")   # within 2x warm, 3x first
+
+
+def targets(rows: list[dict]) -> list[str]:
+    """Issue 26's targets, each with the measured number and met / not met."""
+    def met(ok: bool) -> str:
+        return "met" if ok else "NOT met"
+    warm = [x for x in (ratio(r, "warm") for r in rows) if math.isfinite(x)]
+    solved = sum(r["verdict"] == "solved" for r in rows)
+    out = [f"- every problem solved: {solved} of {len(rows)}, {met(solved == len(rows))}"]
+    if warm:
+        out += [f"- median warm ratio <= 1.0x: {_median(warm)}, {met(statistics.median(warm) <= 1.0)}",
+                f"- no warm ratio over 5x: {sum(x > 5 for x in warm)} over, {met(max(warm) <= 5)}"]
+    for r in (r for r in rows if r["name"] in NAMED):
+        w, f = ratio(r, "warm"), ratio(r, "first")
+        out.append(f"- {r['name']} warm <= 2x, first <= 3x: {_num(w, '.1f')}, {_num(f, '.1f')}, "
+                   f"{met(r['verdict'] == 'solved' and w <= 2 and f <= 3)}")
+    return out
+
+
 def notes(rows: list[dict]) -> list[str]:
     """Rows whose reference Clarabel reached only at looser tolerances than TIGHTS[0]."""
     tight = f"optimal (tol {TIGHTS[0]:g})"
@@ -316,7 +336,8 @@ def markdown(rows: list[dict]) -> str:
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     lines += ["| " + " | ".join(cells(r)) + " |" for r in rows]
     fails, looser = failures(rows), notes(rows)
-    return "\n".join(lines + [""] + footer(rows) + (["", "Not solved:"] + fails if fails else [])
+    return "\n".join(lines + [""] + footer(rows) + ["", "Targets (issue 26):"] + targets(rows)
+                     + (["", "Not solved:"] + fails if fails else [])
                      + (["", "References at looser tolerances:"] + looser if looser else []))
 
 
