@@ -13,7 +13,8 @@ name written is a checked identifier; nothing the user wrote is evaluated.
   A promoted (broadcast) scalar expression is written times a parameter of ones of its
   shape, so that its lengths are fixed even where nothing around it fixes them.
 - Linear atoms (indexing, reshape, stacking, diag, cumsum, ...) become T . argument with
-  a constant 0/1 tensor T read off by applying the atom to unit arrays.
+  a constant tensor T read off the atom's action (`bridge.linear`: a selection's T
+  factored by axis when large).
 - A vector constraint `g <= h` stays one, entry by entry: `g - h <= 0` (the analysis
   reads it as w . (g - h) for every w >= 0, `convexcheck.problem.entrywise`; the solvers as one
   row per entry, with multipliers of its shape).
@@ -46,6 +47,7 @@ from convexcheck.bridge.data import (
     onto_cones,
     value_of,
 )
+from convexcheck.bridge.linear import linear as _linear
 from convexcheck.bridge.nonsmooth import RULES as NONSMOOTH_RULES
 from convexcheck.bridge.text import LETTERS, Node, axis_sum, fit, full, scalar, times
 from convexcheck.problem.declarations import KEYWORDS, RESERVED
@@ -53,7 +55,6 @@ from convexcheck.problem.model import Problem
 from convexcheck.problem.reader import ProblemError, load_problem
 from convexcheck.report import Report
 
-MAX_LINEAR = 1_000_000     # entries of the constant tensor that stands for a linear atom
 UNSUPPORTED = ("sum_largest", "sum_smallest", "lambda_max", "lambda_min", "lambda_sum_largest",
               "lambda_sum_smallest", "sigma_max", "normNuc", "dotsort", "cummax", "ceil", "floor",
               "sign", "length")
@@ -276,26 +277,6 @@ def _matrix_frac(t, e, x, p):
     if len(x.shape) == 2:
         return Node(f"((inv({p.text}) *(ij,jk->ik) {x.text}) *(ik,ik->) {x.text})", ())
     return Node(f"({x.text} *(i,ij->j) inv({p.text}) *(j,j->) {x.text})", ())
-
-
-def _linear(t, e, *args):
-    """An atom linear in all its arguments (index, reshape, stacking, ...): the sum over
-    arguments k of T_k . arg_k, T_k read off by applying the atom to unit arrays."""
-    out, zeros, terms = tuple(e.shape), [np.zeros(a.shape) for a in e.args], []
-    for k, (arg, node) in enumerate(zip(e.args, args)):
-        if arg.size * max(1, int(np.prod(out))) > MAX_LINEAR:
-            raise ProblemError(f"CVXPY {type(e).__name__} is too large to translate "
-                               f"({arg.size} inputs, {int(np.prod(out))} outputs)")
-        cols = []
-        for p in range(arg.size):
-            values = [z.copy() for z in zeros]
-            values[k].flat[p] = 1.0
-            cols.append(np.asarray(e.numeric(values), dtype=float).reshape(out))
-        tensor = t.constant(np.stack(cols, axis=-1).reshape(out + tuple(arg.shape)))
-        o, i = LETTERS[:len(out)], LETTERS[len(out):len(out) + len(arg.shape)]
-        terms.append(f"({tensor.text} *({o}{i},{i}->{o}) {node.text})" if not tensor.number
-                     else f"({tensor.text} * {node.text})")
-    return Node(terms[0] if len(terms) == 1 else "(" + " + ".join(terms) + ")", out)
 
 
 def _unsupported(t, e, *args):
