@@ -65,6 +65,7 @@ class Target:
     matrix: bool = False
     exact: bool = False
     chosen: bool = False          # a sign chosen where u is 0 at x0
+    size: int = 0                 # the matrix's order
 
 
 def inside(task: Task) -> Task:
@@ -96,7 +97,8 @@ def _split(u: Expr, kind: str, names: tuple[str, ...], values: dict, side: float
         return [t for part, k in _parts(u, kind) if set(names) & set(dag.variables(part))
                 for t in _split(part, k, names, values, side)]
     if kind == "nonsingular":
-        return [Target(u, matrix=True)]
+        got = value(u, values)
+        return [] if got is None else [Target(u, matrix=True, size=got.shape[0])]
     if kind == "nonzero":
         got = value(u, values)
         if got is None:
@@ -207,23 +209,16 @@ class Phase:
         """Phase one for `task` with its `targets`, pulled towards task.x0 with `weight`."""
         fresh = _Fresh(set(task.problem.declarations) | {v.name for v in task.free} | set(task.fixed))
         s = dag.var(fresh("s_margin"), ())
-        values = {**task.fixed, **task.x0}
         fixed, free, x0, rows = dict(task.fixed), list(task.free), dict(task.x0), []
         for k, target in enumerate(targets, 1):
             label = f"domain {k}"
             if target.matrix:
-                slack, shape = dag.var(fresh("S_domain"), target.u.axes), value(target.u, values).shape
-                free.append(Free(slack.name, shape, Attributes(definite="psd")))
-                x0[slack.name] = np.eye(shape[0])
+                slack = dag.var(fresh("S_domain"), target.u.axes)
+                free.append(Free(slack.name, (target.size, target.size), Attributes(definite="psd")))
+                x0[slack.name] = np.eye(target.size)
                 rows.append(Constraint(label, "sym(M) - s I psd", "==", _matrix_row(target.u, s, slack)))
-                continue
-            u = target.u
-            if target.sign is not None:
-                signs = dag.var(fresh("sign_domain"), u.axes)
-                fixed[signs.name] = target.sign
-                u = dag.hadamard(signs, u)
-            spread = dag.scale(s, dag.const(1.0, u.axes)) if u.order else s
-            rows.append(Constraint(label, "margin <= argument", "<=", dag.sub(spread, u)))
+            else:
+                rows.append(Constraint(label, "margin <= argument", "<=", _margin_row(target, s, fresh, fixed)))
         names = tuple(v.name for v in task.free)
         rows += [c for c in task.constraints if affine_in(c.expr, names)]
         free.append(Free(s.name, (), Attributes(upper=1.0)))
@@ -232,6 +227,16 @@ class Phase:
         phase = dataclasses.replace(task, expr=expr, sign=1.0, free=tuple(free), fixed=fixed, x0=x0,
                                     constraints=tuple(rows))
         return cls(phase, s.name)
+
+
+def _margin_row(target: Target, s: Expr, fresh: "_Fresh", fixed: dict) -> Expr:
+    """s - sign * u (sign a new fixed array where it is not all +1)."""
+    u = target.u
+    if target.sign is not None:
+        signs = dag.var(fresh("sign_domain"), u.axes)
+        fixed[signs.name] = target.sign
+        u = dag.hadamard(signs, u)
+    return dag.sub(dag.scale(s, dag.const(1.0, u.axes)) if u.order else s, u)
 
 
 def _matrix_row(u: Expr, s: Expr, slack: Expr) -> Expr:

@@ -327,12 +327,16 @@ def test_dimension_of_a_variable_unknown():
 
 
 def test_objective_not_finite_at_x0():
-    with np.errstate(all="ignore"):
-        raises("not finite", "x0", problem="variable x\nminimize 1 / x", x0=0.0)
+    with np.errstate(all="ignore"):      # an overflow, not an implicit domain: x0 is refused
         raises("not finite", "x0", problem="variable x\nminimize exp(exp(x))", x0=10.0)
-        raises("not finite", "x0", problem="variable x\nminimize log(x - 1) ^ 2 + x", x0=0.5)
-        # finite f, infinite gradient: sqrt at the edge of its domain
-        raises("gradient", "not finite", problem="variable x nonneg\nminimize (x - 1)^2 - sqrt(x)", x0=0.0)
+
+
+def test_x0_outside_the_domain_is_moved_inside():
+    """1/x at 0, log(x - 1) at 0.5, sqrt at the edge of its domain (finite f, infinite
+    gradient): x0 is moved strictly inside the domain first (`domain_start`, issue 26)."""
+    assert solvers.minimize("variable x\nminimize log(x - 1) ^ 2 + x", x0=0.5).success
+    assert solvers.minimize("variable x nonneg\nminimize (x - 1)^2 - sqrt(x)", x0=0.0).success
+    assert solvers.minimize("variable x\nminimize 1 / x", x0=0.0).status == 5     # inf 0, not attained
 
 
 def test_constraints_are_refused_by_block_newton():
