@@ -171,13 +171,14 @@ def _solve(phase: Task) -> dict[str, np.ndarray] | None:
 
 
 def _empty(task: Task, conds: tuple[Condition, ...], margin: float) -> str:
-    rules = "; ".join(c.describe() for c in conds)
-    affine = [c.label for c in task.constraints if affine_in(c.expr, tuple(v.name for v in task.free))]
-    meeting = f" while meeting {', '.join(affine)}" if affine else ""
-    return (f"no point lies strictly inside the domain ({rules}){meeting} and the declared bounds: the "
-            f"largest margin any point reaches is {margin:.3g} (phase one, a convex problem solved to "
-            f"{GTOL:g}), so the objective or a constraint is defined nowhere on the feasible set; check "
-            f"the constraints against the domain")
+    """The SolverError's message: the affine constraints, the conditions, the margin, the fix."""
+    names = tuple(v.name for v in task.free)
+    affine = [f"{c.label} ({c.text})" for c in task.constraints if affine_in(c.expr, names)]
+    meeting = f"meets {', '.join(affine)} and the declared bounds" if affine else "meets the declared bounds"
+    return (f"no point strictly inside the domain {meeting}: the domain needs "
+            f"{'; '.join(c.describe() for c in conds)}, and the largest margin any point reaches is "
+            f"{margin:.3g} (phase one, a convex problem solved to {GTOL:g}), so the objective or a constraint "
+            f"is defined nowhere on the feasible set; check the constraints against the domain")
 
 
 def _candidates(task: Task, x: dict[str, np.ndarray]) -> Iterator[dict[str, np.ndarray]]:

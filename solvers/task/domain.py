@@ -43,8 +43,8 @@ class Condition:
     where: str
 
     def describe(self) -> str:
-        """The condition as text, e.g. "log's argument x - 1 > 0 (the objective)"."""
-        return f"{tc.to_text(self.arg, limit=80)} {RULES[self.kind]} (in {self.where})"
+        """The condition as text, e.g. "x - 1 > 0 in the objective"."""
+        return f"{tc.to_text(self.arg, limit=80)} {RULES[self.kind]} in {self.where}"
 
 
 def conditions(task: Task) -> tuple[Condition, ...]:
