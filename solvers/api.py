@@ -95,7 +95,7 @@ def minimize(problem: object, data: Mapping[str, object] | None = None, *, x0: o
     checked = _options(tol, gtol, max_iter if max_iter is not None else 0, c1, max_trials, verbose, callback)
     task = domain_start.inside(read(problem, data, x0))
     xp = array_module(device)
-    chain = Chain((MAXIMIZE, Lift(xp, gtol), SecondOrderCones(xp, method)))   # inverted once at the result
+    chain = Chain((MAXIMIZE, Lift(xp, gtol), SecondOrderCones(xp, method, gtol)))   # inverted once at the result
     work, undo = chain.apply(task)
     lifting: Lifting = undo[1]
     if method == "auto":

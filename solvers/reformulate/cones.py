@@ -231,10 +231,12 @@ class SecondOrderCones:
     `invert` drops the added variables, reports `fun` and `jac` of the original objective
     at x (jac with 0 where a norm's gradient is 0/0: a subgradient there) and, where a
     norm was replaced inside a constraint by a variable, the original constraints'
-    violation."""
+    violation, held to gtol / 100 as the solve's own are (a success becomes status 1
+    where it is not met)."""
 
     xp: Any
     method: str
+    gtol: float = 1e-8
 
     def apply(self, task: Task) -> tuple[Task, Undo]:
         if self.xp is not np or self.method not in ("newton", "auto") or not (task.constraints or _has_norm(task)):
@@ -259,6 +261,11 @@ class SecondOrderCones:
         if coned.added and task.constraints and any(set(coned.added) & variables(c.expr).keys()
                                                     for c in coned.task.constraints):
             result.constr_violation = constrained.violation(task, obj, result.x)
+            if result.status == 0 and result.constr_violation > self.gtol / 100:
+                result.status, result.success = 1, False
+                result.message = (f"stopped: the coned problem converged, but the original constraints are "
+                                  f"violated by {result.constr_violation:.3g} > gtol / 100 (a row's norms, each "
+                                  f"within its cone's tolerance, add up); a smaller gtol keeps them")
         return result
 
 

@@ -206,3 +206,22 @@ def test_maximised_concave_norm():
     assert r.success, r.message
     np.testing.assert_allclose(r.x["x"], np.full(3, np.sqrt(3) / 6), atol=1e-5)
     assert abs(r.fun - (-np.sqrt(3) * (1 - np.sqrt(3) / 6) - 3 * (np.sqrt(3) / 6) ** 2)) <= 1e-9
+
+
+def test_two_norms_in_one_row_against_cvxpy():
+    """norm(x - p) + norm(x - q) <= 3 (an ellipse): each norm a new variable and its cones,
+    the row kept; the violation reported is the original row's."""
+    p, q, c = np.array([1.0, 0.0]), np.array([-1.0, 0.5]), np.array([0.3, -1.0])
+
+    def make():
+        x = cp.Variable(2)
+        return x, cp.Problem(cp.Minimize(c @ x), [cp.norm2(x - p) + cp.norm2(x - q) <= 3])
+    ref = _cvxpy(make)
+    r = solvers.minimize("parameter p[n]\nparameter q[n]\nparameter c[n]\nvariable x[n]\nminimize c' * x\n"
+                         "subject to\n    norm2(x - p) + norm2(x - q) <= 3", {"p": p, "q": q, "c": c})
+    assert r.success, r.message
+    assert abs(r.fun - ref) <= 1e-6 * max(1.0, abs(ref))
+    x = r.x["x"]
+    assert set(r.x) == {"x"}
+    assert r.constr_violation == pytest.approx(max(np.linalg.norm(x - p) + np.linalg.norm(x - q) - 3, 0.0), abs=1e-15)
+    assert r.constr_violation <= 1e-8
