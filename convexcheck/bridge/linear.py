@@ -15,6 +15,7 @@ slices, flattenings and stacks of a 40 x 40 image's total variation. Other linea
 """
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,41 @@ def _term(t: Any, e: Any, k: int, node: Node, out: tuple) -> str:
     tensor = t.constant(_dense(e, k, picked, out))
     o, i = LETTERS[:len(out)], LETTERS[len(out):len(out) + len(shape)]
     return f"({tensor.text} *({o}{i},{i}->{o}) {node.text})" if not tensor.number else f"({tensor.text} * {node.text})"
+
+
+def index(t: Any, e: Any, a: Node) -> Node:
+    """CVXPY indexing by whole numbers and slices of a variable or parameter as the
+    problem language's own subscripts (`x[3]`, `U[0:29, 1:30]`, `v[::-1]`: a gather, no
+    constant tensor, NumPy's meaning); any other indexing by `linear`."""
+    subscripts = _subscripts(e) if a.text in t.decls else None
+    if subscripts is None:
+        return linear(t, e, a)
+    return Node(f"({a.text}[{', '.join(subscripts)}])", tuple(e.shape))
+
+
+def _subscripts(e: Any) -> list[str] | None:
+    """One subscript per axis of the argument from CVXPY's key (whole numbers as
+    normalised indices, slices with CVXPY's normalised bounds), or None for keys with
+    None, Ellipsis, arrays or booleans."""
+    normal, key = e.get_data()
+    key = key if isinstance(key, tuple) else (key,)
+    whole = len(normal) - len(key)
+    if whole < 0 or not all(isinstance(k, slice) or _whole_number(k) for k in key):
+        return None
+    out = []
+    for k, bounds in zip(key + (slice(None),) * whole, normal):
+        start, stop, step = (None if v is None else int(v) for v in (bounds.start, bounds.stop, bounds.step))
+        if not isinstance(k, slice):
+            out.append(str(start))
+        elif start is None or stop is None or step is None or stop < -1 or start < 0:
+            return None
+        else:
+            out.append(f"{start}:{'' if stop == -1 else stop}" + (f":{step}" if step != 1 else ""))
+    return out
+
+
+def _whole_number(k: object) -> bool:
+    return isinstance(k, numbers.Integral) and not isinstance(k, (bool, np.bool_))
 
 
 def positions(e: Any, k: int) -> np.ndarray | None:

@@ -47,6 +47,7 @@ from convexcheck.bridge.data import (
     onto_cones,
     value_of,
 )
+from convexcheck.bridge.linear import index as _index
 from convexcheck.bridge.linear import linear as _linear
 from convexcheck.bridge.nonsmooth import RULES as NONSMOOTH_RULES
 from convexcheck.bridge.text import LETTERS, Node, axis_sum, fit, full, scalar, times
@@ -321,7 +322,8 @@ RULES = {
     "kl_div": lambda t, e, x, y: _rel_entr(t, e, x, y, kl=True),
     "MatrixFrac": _pd_domain(_matrix_frac, 1), "log_det": _pd_domain(_call("log(det({0}))")),
     "tr_inv": _pd_domain(_call("(inv({0}) *(ii,->) 1)")),
-    **{name: _linear for name in ("index", "special_index", "reshape", "diag_vec", "diag_mat",
+    "index": _index,
+    **{name: _linear for name in ("special_index", "reshape", "diag_vec", "diag_mat",
                                   "upper_tri", "cumsum", "Hstack", "Vstack", "Concatenate",
                                   "broadcast_to", "conj", "real")},
     **{name: _unsupported for name in UNSUPPORTED},

@@ -19,6 +19,8 @@ SELECTIONS = {
     "entry": lambda v, U: v[3] + U[1, 2] + v[-1],
     "slices": lambda v, U: cp.sum(cp.multiply(U[0:3, 1:5] - U[1:4, 0:4], C[:3, :4])),
     "steps_and_flips": lambda v, U: v[::2] @ np.arange(3.0) + v[::-1] @ np.arange(6.0) + cp.sum(U[::-1, 1] * 2),
+    "negative_steps_and_ends": lambda v, U: v[5:1:-2] @ np.arange(2.0) + v[-3:] @ np.ones(3) + U[-1, -2]
+    + cp.sum(U[3:0:-1, ::2] * 1.5),
     "row_column": lambda v, U: U[2] @ np.arange(5.0) + U[:, 1] @ np.arange(4.0),
     "reshape_F_C": lambda v, U: cp.reshape(U, (1, 20), order="F") @ np.arange(20.0)
     + cp.reshape(U, (5, 4), order="C")[1] @ np.arange(4.0),
@@ -67,3 +69,12 @@ def test_selection_is_checked_on_other_values():
     v = cp.Variable(2)
     assert linear.positions(cp.cumsum(v), 0) is None
     assert linear.positions(v[::-1], 0).tolist() == [2, 1]
+
+
+def test_indexing_a_variable_is_a_subscript():
+    """x[i] of a variable is the language's own subscript: no constant tensor, no
+    parameter (5,000 of them once made the reader refuse 'more than 10,000 statements')."""
+    v, U = cp.Variable(6, name="v"), cp.Variable((4, 5), name="U")
+    problem, data = convexcheck.from_cvxpy(v[3] + cp.sum(U[0:3, 1:5]) + cp.sum(v[::-1]) + U[2] @ np.arange(5.0))
+    assert "v[3]" in problem.text and "U[0:3, 1:5]" in problem.text and "U[2, 0:5]" in problem.text
+    assert [a.size for a in data.values()] == [5]                 # arange(5), the only data

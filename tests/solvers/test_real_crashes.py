@@ -146,13 +146,15 @@ def test_power_constraints(p, relation):
 # ----------------------------------------------------------------------------- long sums
 
 def test_the_epigraph_lift_of_a_sum_of_5000_kinks():
-    """A sum of 5,000 abs terms (total variation written term by term, as CVXPY code
-    does) parses and lifts without RecursionError: one variable and two rows per kink."""
-    from convexcheck.problem.reader import load_problem
+    """A sum of 5,000 abs terms written term by term, as CVXPY code does: translated
+    (x[i] as subscripts: once 5,000 parameters, past the reader's 10,000 statements),
+    parsed and lifted without RecursionError, one variable and two rows per kink."""
+    import convexcheck
     from solvers.reformulate import epigraph
     from solvers.task.prepare import read
     n = 5000
-    terms = " + ".join(f"abs(x[{i + 1}] - x[{i}])" for i in range(n))
-    task = read(load_problem(f"variable x[{n + 1}]\nminimize {terms} + sum(x ^ 2)\n"), {}, None)
-    lifted = epigraph.lift(task)
+    x = cp.Variable(n + 1, name="x")
+    objective = cp.sum([cp.abs(x[i + 1] - x[i]) for i in range(n)]) + cp.sum_squares(x)
+    problem, data = convexcheck.from_cvxpy(cp.Problem(cp.Minimize(objective)))
+    lifted = epigraph.lift(read(problem, data, None))
     assert len(lifted.added) == n and len(lifted.task.constraints) == 2 * n
