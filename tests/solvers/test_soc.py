@@ -225,3 +225,20 @@ def test_two_norms_in_one_row_against_cvxpy():
     assert set(r.x) == {"x"}
     assert r.constr_violation == pytest.approx(max(np.linalg.norm(x - p) + np.linalg.norm(x - q) - 3, 0.0), abs=1e-15)
     assert r.constr_violation <= 1e-8
+
+
+def test_norm_of_a_psd_matrix_variable_against_cvxpy():
+    """Cones on a symmetric variable's coordinates (its upper triangle) beside its psd cone."""
+    rng = np.random.default_rng(3)
+    C = rng.standard_normal((3, 3))
+    C = (C + C.T) / 2
+
+    def make():
+        X = cp.Variable((3, 3), PSD=True)
+        return X, cp.Problem(cp.Minimize(cp.norm(X - C, "fro")), [cp.trace(X) == 1])
+    ref = _cvxpy(make)
+    r = solvers.minimize("parameter C[n, n]\nvariable X[n, n] psd\nminimize norm2(X - C)\nsubject to\n"
+                         "    tr(X) == 1", {"C": C})
+    assert r.success, r.message
+    assert abs(r.fun - ref) <= 1e-6 * max(1.0, abs(ref))
+    assert np.linalg.eigvalsh(r.x["X"]).min() >= -1e-8
