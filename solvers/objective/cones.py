@@ -114,6 +114,10 @@ def _read(task: Task, view: View, rec: SecondOrder) -> tuple[np.ndarray, np.ndar
     u_jac = u_jac.transpose(perm).reshape(k, u_val.shape[1], obj.n)
     h = np.concatenate([t_val.reshape(k, 1), u_val], axis=1)
     G = np.concatenate([t_jac.reshape(k, 1, obj.n), u_jac], axis=1)
+    if rec.extra is not None:
+        e_val, e_jac = _affine(rec.extra, task)
+        h = np.concatenate([h, e_val.reshape(k, 1)], axis=1)
+        G = np.concatenate([G, e_jac.reshape(k, 1, obj.n)], axis=1)
     space = view.space
     if not space.identity:
         G = G[:, :, space.up] + space.twin * G[:, :, space.down]

@@ -11,6 +11,8 @@ variables, the norm becomes a second-order cone the interior-point method keeps
 
     a constraint  norm(U) + rest <= 0, rest affine:   the cones (U, -rest), the row dropped
     any other site:   a new variable t of the norm's shape, the cones (U, t)
+    sum(U .^ 2) / T (quad_over_lin, scalar), T affine:   a new scalar t and the rotated
+        cone ||U||^2 <= t T, as the cone ||(2U, t - T)|| <= t + T
 
 (Boyd and Vandenberghe 4.4.2). It is exact: where the weight is positive a minimiser has
 t = norm(U). A norm over some axes of U (sqrt(sum(U .^ 2, axis))) is one cone per entry
@@ -76,15 +78,17 @@ def cones(task: Task) -> Coned:
     if not found and not walk.sites:
         return Coned(task)
     free, x0 = list(task.free), dict(task.x0)
-    for norm, t in walk.sites:
+    for norm, t, over in walk.sites:
         value = _value(norm.u, task, x0).transpose(norm.perm)
         size = np.sqrt(np.sum(value.reshape(value.shape[:t.order] + (-1,)) ** 2, axis=-1))
         free.append(Free(t.name, size.shape, Attributes()))
-        x0[t.name] = size + 1.0                                   # strictly inside every cone
-        found.append(SecondOrder(None, norm.u, t, norm.perm))
+        x0[t.name] = size + 1.0 if over is None else size ** 2 + 1.0     # any finite start: the slacks start inside
+        found.append(SecondOrder(None, norm.u, t, norm.perm) if over is None else  # ||U||^2 <= t T:
+                     SecondOrder(None, dag.scale(dag.const(2.0), norm.u), dag.add(t, over), norm.perm,
+                                 dag.sub(t, over)))                     # ||(2U, t - T)|| <= t + T
     coned = dataclasses.replace(task, expr=expr, free=tuple(free), x0=x0, constraints=tuple(kept),
                                 cones=task.cones + tuple(found))
-    return Coned(coned, tuple(t.name for _, t in walk.sites), tuple(direct))
+    return Coned(coned, tuple(t.name for _, t, _ in walk.sites), tuple(direct))
 
 
 @memoized(maxsize=4096)
@@ -93,7 +97,25 @@ def norm_of(node: Expr, names: frozenset) -> Norm | None:
     affine in `names` that reads one of them; else None."""
     if not (isinstance(node, Power) and _is(node.args[1], 0.5)):
         return None
-    base = node.args[0]
+    return _squares(node.args[0], names)
+
+
+@memoized(maxsize=4096)
+def quad_of(node: Expr, names: frozenset) -> tuple[Norm, Expr] | None:
+    """(the sum's argument, T) where node is sum(U .^ 2) / T (quad_over_lin), a scalar, with
+    U and T affine in `names`; else None."""
+    if not (isinstance(node, Product) and not node.axes and len(node.args) == 2):
+        return None
+    squares, recip = node.args if isinstance(node.args[1], Elementwise) else node.args[::-1]
+    if not (isinstance(recip, Elementwise) and recip.fn == "recip" and not recip.axes and not squares.axes):
+        return None
+    norm = _squares(squares, names)
+    T = recip.args[0]
+    return None if norm is None or degree(T, names) > 1 else (norm, T)
+
+
+def _squares(base: Expr, names: frozenset) -> Norm | None:
+    """The argument and axes of a sum of squares of an affine argument (see `norm_of`)."""
     if not isinstance(base, Product):
         return None
     letters, args = base.spec.inputs, base.args
@@ -142,7 +164,7 @@ class _Walk:
 
     def __init__(self, names: frozenset, taken: frozenset, nonneg: frozenset):
         self.names, self.taken, self.nonneg = names, set(taken), nonneg
-        self.sites: list[tuple[Norm, Var]] = []
+        self.sites: list[tuple[Norm, Var, Expr | None]] = []    # (argument, new variable, T of a quad)
         self.done: dict[tuple[Expr, int], Expr] = {}
 
     def rewrite(self, root: Expr) -> Expr:
@@ -161,7 +183,7 @@ class _Walk:
         return self.done[(root, 1)]
 
     def _children(self, node: Expr, sign: int) -> tuple[tuple[Expr, int], ...]:
-        if sign > 0 and norm_of(node, self.names) is not None:
+        if sign > 0 and (norm_of(node, self.names) is not None or quad_of(node, self.names) is not None):
             return ()
         if isinstance(node, (Sum, dag.Gather)):
             return tuple((a, sign) for a in node.args)
@@ -175,8 +197,9 @@ class _Walk:
     def _finish(self, key: tuple[Expr, int], done: list[Expr]) -> Expr:
         node, sign = key
         norm = norm_of(node, self.names) if sign > 0 else None
-        if norm is not None:
-            return self._site(norm, node)
+        quad = quad_of(node, self.names) if sign > 0 else None
+        if norm is not None or quad is not None:
+            return self._site(norm or quad[0], node, None if quad is None else quad[1])
         if isinstance(node, Product):
             k, _ = self._reading(node)
             return node if k is None else dag.rebuild(node, node.args[:k] + (done[0],) + node.args[k + 1:])
@@ -198,14 +221,16 @@ class _Walk:
             return 1 if node.name in self.nonneg else 0
         return 1 if isinstance(node, dag.Delta) else 0
 
-    def _site(self, norm: Norm, node: Expr) -> Var:
-        name, count = "t_norm", 1
+    def _site(self, norm: Norm, node: Expr, over: Expr | None) -> Var:
+        """A new variable t_norm (t_norm_2, ...; t_quad for a sum of squares over T)."""
+        kind = "norm" if over is None else "quad"
+        name, count = f"t_{kind}", 1
         while name in self.taken:
             count += 1
-            name = f"t_norm_{count}"
+            name = f"t_{kind}_{count}"
         self.taken.add(name)
         t = dag.var(name, node.axes)
-        self.sites.append((norm, t))
+        self.sites.append((norm, t, over))
         return t
 
 
@@ -271,7 +296,7 @@ class SecondOrderCones:
 
 def _has_norm(task: Task) -> bool:
     names = frozenset(v.name for v in task.free)
-    return any(norm_of(n, names) is not None for n in dag.topo(task.expr))
+    return any(norm_of(n, names) is not None or quad_of(n, names) is not None for n in dag.topo(task.expr))
 
 
 __all__ = ["cones", "Coned", "norm_of", "Norm", "SecondOrderCones"]

@@ -48,13 +48,15 @@ class Constraint:
 class SecondOrder:
     """Second-order cones ||u|| <= t, added by `solvers.reformulate.cones`: `u` and `t`
     affine in the free variables; u's axes taken in the order `perm` are t's axes (which
-    index the cones) and then each cone's entries. `label` names the constraint the cones
-    stand for (its multiplier is their t part), None where they stand for no constraint."""
+    index the cones) and then each cone's entries; `extra`, of t's shape, one more entry per
+    cone after u's (a rotated cone's t - s). `label` names the constraint the cones stand
+    for (its multiplier is their t part), None where they stand for no constraint."""
 
     label: str | None
     u: Expr
     t: Expr
     perm: tuple[int, ...]
+    extra: Expr | None = None
 
 
 @dataclass(frozen=True)

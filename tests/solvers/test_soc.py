@@ -242,3 +242,19 @@ def test_norm_of_a_psd_matrix_variable_against_cvxpy():
     assert r.success, r.message
     assert abs(r.fun - ref) <= 1e-6 * max(1.0, abs(ref))
     assert np.linalg.eigvalsh(r.x["X"]).min() >= -1e-8
+
+
+@pytest.mark.parametrize("m", [6, 3])          # 3 x 3: a zero residual, where y -> 0 and quad_over_lin is 0/0
+def test_quad_over_lin_as_a_rotated_cone_against_cvxpy(m):
+    rng = np.random.default_rng(5)
+    A, b = rng.standard_normal((m, 3)), rng.standard_normal(m)
+
+    def make():
+        x, y = cp.Variable(3), cp.Variable()
+        return x, cp.Problem(cp.Minimize(cp.quad_over_lin(A @ x - b, y) + y))
+    ref = _cvxpy(make)
+    r = solvers.minimize("parameter A[m, n]\nparameter b[m]\nvariable x[n]\nvariable y\n"
+                         "minimize quad_over_lin(A * x - b, y) + y", {"A": A, "b": b})
+    assert r.success, r.message
+    assert abs(r.fun - ref) <= 1e-6 * max(1.0, abs(ref))
+    assert set(r.x) == {"x", "y"}
