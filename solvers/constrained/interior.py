@@ -214,8 +214,8 @@ class Interior:
                          self.soc.complementarity(self.scalings(st), mu))
 
     def norm(self, st: State, r: Residuals) -> float:
-        """The 2-norm of the residuals, the cones' in the product form M Z - mu I."""
-        parts = sum((float(self.xp.sum(p * p)) for p in [*r[:6], *r.rc, *self.soc.products(st.sc, st.zc, 0.0)]), 0.0)
+        """The 2-norm of the residuals, the cones' in product form (M Z - mu I, lam o lam - mu e)."""
+        parts = sum((float(self.xp.sum(p * p)) for p in [*r[:6], *r.rc, *r.rz]), 0.0)
         for M, R in zip(cone.matrices(self.space, st.y), r.cones):
             P = M @ R
             parts += float(self.xp.sum(P * P))
