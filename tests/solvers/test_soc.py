@@ -258,3 +258,18 @@ def test_quad_over_lin_as_a_rotated_cone_against_cvxpy(m):
     assert r.success, r.message
     assert abs(r.fun - ref) <= 1e-6 * max(1.0, abs(ref))
     assert set(r.x) == {"x", "y"}
+
+
+def test_cones_beside_a_curved_constraint_against_cvxpy():
+    rng = np.random.default_rng(9)
+    A, b = rng.standard_normal((6, 3)), rng.standard_normal(6)
+
+    def make():
+        x = cp.Variable(3)
+        return x, cp.Problem(cp.Minimize(cp.norm2(A @ x - b)), [cp.sum(cp.exp(x)) <= 2, cp.norm2(x) <= 0.8])
+    ref = _cvxpy(make)
+    r = solvers.minimize("parameter A[m, n]\nparameter b[m]\nvariable x[n]\nminimize norm2(A * x - b)\nsubject to\n"
+                         "    sum(exp(x)) <= 2\n    norm2(x) <= 0.8", {"A": A, "b": b})
+    assert r.success, r.message
+    assert abs(r.fun - ref) <= 1e-6 * max(1.0, abs(ref))
+    assert r.constr_violation <= 1e-8 and set(r.multipliers) >= {"constraint 1", "constraint 2"}
