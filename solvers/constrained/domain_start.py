@@ -5,25 +5,29 @@ Where the start (given, or the default of `solvers.task.start`) meets every cond
 
     minimise  -s + (w/2) sum_v |x_v - x0_v|^2
     subject to  sign * u(x) >= s  for every condition on an affine argument u
-                (positive, nonneg; nonzero with each entry's sign at x0, + where 0),
+                (positive, nonneg; nonzero with each entry's sign at x0),
                 sym(M(x)) - s I = S, S psd, for a matrix M(x) that must be nonsingular
                 (pd is enough), the task's affine constraints, its bounds and cones,
                 s <= 1,
 
 a convex problem solved by the interior-point method: the point nearest x0 whose smallest
 margin s is as large as the weight w allows (w = 1e-2, then w = 0 where that margin is not
-positive: the largest margin any point has). An argument that is not affine is split
-where that is sound: det(M) > 0 and recip(u) > 0 from M pd and u > 0, a product without a
-summed index from positive factors, a power's value from a positive base; the others
-(the sum of squares under a 2-norm's sqrt) are left to a deterministic perturbation of
-the point phase one found (seeded, scales 1e-3 to 1), and every candidate is checked by
-evaluating the conditions. A start is only a start: the problem solved is the same.
+positive: the largest margin any point has). An entry of a nonzero argument that is 0 at
+x0 is asked to be positive, then, where that leaves no margin, negative. An argument that
+is not affine is split where that is sound: det(M) > 0 and recip(u) > 0 from M pd and
+u > 0, a product without a summed index from positive factors, a power's value from a
+positive base. The others (the sum of squares under a 2-norm's sqrt) have no target:
+phase one then only moves x0 onto the affine constraints, and a deterministic
+perturbation of its point (seeded, scales 1e-3 to 1) moves it off the kink. Every
+candidate is checked by evaluating the conditions. A start is only a start: the problem
+solved is the same.
 
-Phase one converged with a largest margin <= MARGIN proves, to its tolerance, that no
-point strictly inside the domain meets the affine constraints where every target is exact
-(u > 0 or u >= 0 of an affine u; not a sign chosen, a pd matrix, a split argument):
-`inside` then raises a `SolverError` that names the conditions (a problem whose domain is empty has no point at
-which its objective is defined). Where phase one does not converge and no candidate
+An empty domain: where every target is exact (u > 0 or u >= 0 of an affine u; not a sign
+chosen, a pd matrix, a split argument), phase one converged with a largest margin <=
+MARGIN shows, to its tolerance, that no point strictly inside the domain meets the affine
+constraints and bounds, and `inside` raises a `SolverError` that names them and the
+conditions (the objective is defined nowhere on the feasible set: there is nothing to
+solve, as CVXPY's "infeasible"). Where phase one does not conclude and no candidate
 passes, the start is left as it was and the solve reports it as before.
 """
 from __future__ import annotations
