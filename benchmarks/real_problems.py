@@ -222,7 +222,9 @@ def run_case(name: str, timeout: float, threads: int, repeats: int = 3) -> dict:
         if line.startswith("{"):
             row.update({k: v for k, v in json.loads(line).items() if k != "stage"})
     if crashed:
-        row["crash"] = crashed
+        stages = (("ours_warm", ""), ("status", "our warm call"), ("f_ref", "our first call"))
+        stage = next((what for key, what in stages if key in row), "the build or CVXPY's solve")
+        row["crash"] = crashed + (f", during {stage}" if stage else "")
     row["verdict"] = verdict(row)
     return row
 
@@ -296,10 +298,12 @@ def failures(rows: list[dict]) -> list[str]:
         if r.get("error"):
             out.append(f"- {r['name']}: failed: {r['error']}")
         elif r["verdict"] != "solved":
-            why = r.get("check_error") or r.get("crash") or r.get("message", "")
+            why = r.get("check_error") or r.get("message") or ""
             extra = f" (rel err {rel_error(r):.1e}, violation {r.get('violation', math.nan):.1e})" \
                 if r["verdict"].startswith("wrong") else ""
-            out.append(f"- {r['name']}: {r['verdict']}{extra}: {why}")
+            out.append(f"- {r['name']}: {r['verdict']}{extra}" + (f": {why}" if why else ""))
+        if r.get("crash") and r.get("status") is not None:
+            out.append(f"- {r['name']}: {r['crash']}")
         if r.get("warm_error"):
             out.append(f"- {r['name']}: the warm call raised {r['warm_error']}")
     return out
