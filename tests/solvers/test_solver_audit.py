@@ -20,11 +20,12 @@ A solvable problem's (case, method) pair is one of two kinds:
 - UNFINISHED: pairs whose stop is not robust: a first-order method (L-BFGS, Newton-CG,
   mostly the augmented Lagrangian around lifted kinks) that stops at its iteration limit
   everywhere, or comes past half of it with a count that moves by rounding (L-BFGS: 1,000
-  to 1,500 of 2,000), or a line search at a psd cone's boundary. Asserted is what holds on every machine, honesty: a success meets every check
-  of a solved pair (never a success with a wrong answer); any other end is status 1 with a
-  message that names the iteration limit, or status 2 with one that names the line search
-  (or a gradient that is not finite), and `fun` is the objective at `x`. Not strict xfails:
-  a strict xfail fails on a machine where the method happens to converge.
+  to 1,500 of 2,000), or a line search at a psd cone's boundary. Asserted is what holds on
+  every machine, honesty: a success meets every check of a solved pair (never a success
+  with a wrong answer); any other end is status 1 with a message that names the iteration
+  limit, or status 2 with one that names the line search (or a gradient that is not
+  finite), and `fun` is the objective at `x`. Not strict xfails: a strict xfail fails on a
+  machine where the method happens to converge.
 """
 from __future__ import annotations
 
