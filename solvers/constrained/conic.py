@@ -86,7 +86,7 @@ class Conic:
     def steps(self, scal: list[soc.Scaling], dy: Array, rc: list[Array],
               rz: list[Array]) -> tuple[list[Array], list[Array]]:
         """(ds, dz) per block for the step dy."""
-        ds = [b.G @ dy + r for b, r in zip(self.blocks, rc)]     # not (G dy + h) - h: W^-2 magnifies its rounding
+        ds = [b.times(dy) + r for b, r in zip(self.blocks, rc)]     # not (G dy + h) - h: W^-2 magnifies its rounding
         dz = [-w.over(w.over(d) + soc.divide(self.xp, w.lam, q)) for w, d, q in zip(scal, ds, rz)]
         return ds, dz
 

@@ -37,9 +37,14 @@ class Block:
     def k(self) -> int:
         return int(self.G.shape[0])
 
+    def times(self, v: Array) -> Array:
+        """G v, (k, m): one matrix-vector product over the stacked rows."""
+        k, m, n = self.G.shape
+        return (self.G.reshape(k * m, n) @ v).reshape(k, m)
+
     def values(self, y: Array) -> Array:
         """s at y, (k, m)."""
-        return self.G @ y + self.h
+        return self.times(y) + self.h
 
 
 @dataclass(frozen=True)
