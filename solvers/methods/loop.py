@@ -113,11 +113,13 @@ def stationarity(obj: Smooth, z: Array, g: Array) -> Array:
     it): zero exactly at a point that satisfies the first-order conditions. Computed as
     g clipped to [z - upper, z - lower], equal in exact arithmetic, without the rounding of
     z - g: that is eps |z| whatever the size of g, so a gradient of scale 1e-9 (an LP whose
-    costs are 1e-9) could never be seen below 1e-16 = 1e-7 of its own size."""
+    costs are 1e-9) could never be seen below 1e-16 = 1e-7 of its own size. The bounds are
+    read as the projections of -inf and inf (the `Box` protocol has no other view of them)."""
     if obj.box is None:
         return g
     xp, box = obj.xp, obj.box
-    return xp.minimum(xp.maximum(g, z - box.upper), z - box.lower)
+    lower, upper = box.project(xp, xp.full_like(z, -math.inf)), box.project(xp, xp.full_like(z, math.inf))
+    return xp.minimum(xp.maximum(g, z - upper), z - lower)
 
 
 def projected_gradient(obj: Smooth, z: Array, g: Array) -> tuple[Array, float]:
