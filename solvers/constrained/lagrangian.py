@@ -206,7 +206,7 @@ def jacobi(task: Task, view: View, y: Array) -> bool:
     (`scaling`): where it is block diagonal (`separable`), or dense but small (n <= DENSE)
     with a positive diagonal at y spanning more than SPREAD (columns of the data in
     decades: L-BFGS on the lasso with X's columns over 1e-3..1e3 ran out of its 2,000
-    iterations, and takes 135 scaled). A dense diagonal of one scale is left unscaled:
+    iterations, and takes 131 scaled). A dense diagonal of one scale is left unscaled:
     rescaling resets the quasi-Newton memory, which the lifted kinks' active sets need."""
     if separable(task, view):
         return True
