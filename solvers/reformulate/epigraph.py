@@ -23,6 +23,10 @@ left) is lifted: max(abs(A x - b)) with affine rows, maximum(x' * x, 1 - sum(x))
 smooth convex row for the interior point. Anything else (abs under a square, abs of a
 curved argument, a kink that the objective falls with) is left as it is.
 
+More than GROUP scalar kinks of one kind (a sum written term by term, one abs per
+neighbour pair) take the entries of one vector variable (`t_abs_entries`) instead of a
+variable each: the Newton matrix's program has a block per pair of variables.
+
 The lifted problem is smooth; with affine rows, a quadratic objective (lasso, SVM)
 becomes a QP for `qp`. `solvers.api` reports the result in the original variables.
 """
@@ -38,10 +42,13 @@ from convexcheck.problem.model import Attributes
 from solvers.task.prepare import Constraint, Free, Task, variables
 from tensorcalc import Expr, dag
 from tensorcalc.algebra.degree import degree
-from tensorcalc.dag import Const, Elementwise, Product, Sum, Var
+from tensorcalc.dag import Axis, Const, Elementwise, Product, Sum, Var
+from tensorcalc.gather.affine import gather
+from tensorcalc.graph import substitute
 from tensorcalc.memo import memoized
 
 KINKS = ("abs", "relu")
+GROUP = 64                   # more scalar sites of one kind than this share one vector variable
 LABEL = "epigraph"           # labels of the added constraints: "epigraph 1", ...
 
 
@@ -62,28 +69,75 @@ def lift(task: Task) -> Lifted:
     names = frozenset(v.name for v in task.free)
     nonneg = frozenset(n for n, d in declarations.items()
                        if d.kind == "parameter" and d.attributes.lower is not None and d.attributes.lower >= 0)
+    taken = names | frozenset(task.fixed) | frozenset(declarations)
     expr, rewritten, sites = _rewritten(task.expr, tuple(c.expr if c.kind == "<=" else None for c in task.constraints),
-                                        names, names | frozenset(task.fixed) | frozenset(declarations), nonneg)
+                                        names, taken, nonneg)
     if not sites:
         return Lifted(task)
+    sites, table, vectors = _vectorised(sites, set(taken) | {t.name for _, _, t in sites})
+    if table:
+        expr = substitute(expr, table)
+        rewritten = tuple(None if e is None else substitute(e, table) for e in rewritten)
     constraints = [dataclasses.replace(c, expr=e) if e is not None else c for c, e in zip(task.constraints, rewritten)]
     free, x0 = list(task.free), dict(task.x0)
     added: list[str] = []
     labels: list[str] = []
-    for k, (fn, args, t) in enumerate(sites, 1):
+    starts: dict[str, list] = {T.name: [] for _, T in vectors}
+    for fn, args, t in sites:
         values = [_value(A, task, x0) for A in args]
-        # t >= |A| bounds t below already: a bound t >= 0 beside it would make three
-        # constraints meet where A = 0 (degenerate, and badly conditioned near there)
-        free.append(Free(t.name, values[0].shape, Attributes(lower=0.0) if fn == "relu" else Attributes()))
-        x0[t.name] = np.max([np.abs(v) for v in values], axis=0) + 1.0   # strictly inside every row
-        added.append(t.name)
+        start = np.max([np.abs(v) for v in values], axis=0) + 1.0       # strictly inside every row
+        if isinstance(t, Var):
+            free.append(Free(t.name, values[0].shape, _attributes(fn)))
+            x0[t.name] = start
+            added.append(t.name)
+        else:
+            starts[t.args[0].name].append(start)
         rows = [dag.sub(A, t) for A in args] + ([dag.sub(dag.neg(args[0]), t)] if fn == "abs" else [])
         for row in rows:
             label = f"{LABEL} {len(labels) + 1}"
-            constraints.append(Constraint(label, f"{fn}(...) <= {t.name}", "<=", row, 0))
+            constraints.append(Constraint(label, f"{fn}(...) <= {_shown(t)}", "<=", row, 0))
             labels.append(label)
+    for fn, T in vectors:
+        free.append(Free(T.name, (len(starts[T.name]),), _attributes(fn)))
+        x0[T.name] = np.array(starts[T.name], dtype=float)
+        added.append(T.name)
     lifted = dataclasses.replace(task, expr=expr, free=tuple(free), x0=x0, constraints=tuple(constraints))
     return Lifted(lifted, tuple(added), tuple(labels))
+
+
+def _attributes(fn: str) -> Attributes:
+    """relu's t >= 0 as a bound; t >= |A| bounds t below already, and a bound t >= 0
+    beside it would make three constraints meet where A = 0 (degenerate, and badly
+    conditioned near there)."""
+    return Attributes(lower=0.0) if fn == "relu" else Attributes()
+
+
+def _vectorised(sites: tuple, taken: set) -> tuple[list, dict, list]:
+    """(sites, table, vectors): the scalar sites of each kind past GROUP (a sum of
+    thousands of abs(x[i + 1] - x[i]) terms, written term by term) take the entries
+    T[k] of one vector variable T instead of a variable each, so that the Newton
+    matrix's program has one block per pair of variables, not millions; `table` maps
+    each replaced scalar variable to its entry, `vectors` lists (kind, T)."""
+    out, table, vectors = list(sites), {}, []
+    for fn in dict.fromkeys(fn for fn, _, _ in sites):
+        scalars = [k for k, (kind, _, t) in enumerate(sites) if kind == fn and not t.axes]
+        if len(scalars) <= GROUP:
+            continue
+        name = next(n for n in (f"t_{fn}_entries{'' if j == 0 else f'_{j}'}" for j in range(len(taken) + 1))
+                    if n not in taken)
+        taken.add(name)
+        T = dag.var(name, (Axis(name, 0),))
+        for j, k in enumerate(scalars):
+            kind, args, t = sites[k]
+            table[t] = gather(T, 0, (), (len(scalars),), [((), j, 1)], (), ())
+            out[k] = (kind, args, table[t])
+        vectors.append((fn, T))
+    return out, table, vectors
+
+
+def _shown(t: Expr) -> str:
+    """An epigraph variable or entry as the constraints' text names it."""
+    return t.name if isinstance(t, Var) else f"{t.args[0].name}[{t.rows[0][1]}]"
 
 
 @memoized(maxsize=128)

@@ -157,4 +157,21 @@ def test_the_epigraph_lift_of_a_sum_of_5000_kinks():
     objective = cp.sum([cp.abs(x[i + 1] - x[i]) for i in range(n)]) + cp.sum_squares(x)
     problem, data = convexcheck.from_cvxpy(cp.Problem(cp.Minimize(objective)))
     lifted = epigraph.lift(read(problem, data, None))
-    assert len(lifted.added) == n and len(lifted.task.constraints) == 2 * n
+    assert lifted.added == ("t_abs_entries",) and len(lifted.task.constraints) == 2 * n
+    assert [v.shape for v in lifted.task.free if v.name in lifted.added] == [(n,)]
+
+
+def test_many_scalar_kinks_share_one_vector_variable():
+    """More than epigraph.GROUP scalar kinks of one kind take the entries of one vector
+    (a variable each made a Newton matrix program of one block per pair: 106 MB of source
+    at 2,000 terms, which the source check refused); the solution is CVXPY's."""
+    rng = np.random.default_rng(5)
+    n, m = 80, 70
+    y = np.repeat(rng.normal(size=4), n // 4) + 0.3 * rng.normal(size=n)
+    x = cp.Variable(n, name="x")
+    smoothing = cp.sum_squares(x - y) + cp.sum([cp.abs(x[i + 1] - x[i]) for i in range(n - 1)])
+    _agrees(cp.Problem(cp.Minimize(smoothing)))
+    A, labels = rng.standard_normal((m, 3)), np.sign(rng.standard_normal(m))
+    w = cp.Variable(3, name="w")
+    hinge = cp.sum([cp.pos(1 - labels[i] * (A[i] @ w)) for i in range(m)]) + cp.sum_squares(w)
+    _agrees(cp.Problem(cp.Minimize(hinge)))
