@@ -84,12 +84,15 @@ def _linear(node: Expr, args: list[Pair], n: int) -> Pair | None:
         value = a + b
         jac = sum((np.broadcast_to(j, np.shape(value) + (n,)) for j in (ja, jb) if j is not None), np.zeros(()))
         return value, jac
+    (x, jx) = args[0]
+    if jx is None:                    # the first argument constant: only a product may read another linearly
+        return _product(node, args) if isinstance(node, Product) else None
     if isinstance(node, Elementwise) and node.fn == "neg":
-        return -args[0][0], -args[0][1]
+        return -x, -jx
     if isinstance(node, Product):
         return _product(node, args)
     if isinstance(node, Gather):
-        (x, jx), g = args[0], node
+        g = node
         take = lambda a: affine.take(np, np.asarray(a), g.batch, g.shape, g.rows, g.domain)   # noqa: E731
         return take(x), np.moveaxis(take(np.moveaxis(jx, -1, 0)), 0, -1)
     if isinstance(node, Power) and args[1][1] is None and np.all(np.asarray(args[1][0]) == 1.0):

@@ -198,8 +198,10 @@ class _Walk:
         node, sign = key
         norm = norm_of(node, self.names) if sign > 0 else None
         quad = quad_of(node, self.names) if sign > 0 else None
-        if norm is not None or quad is not None:
-            return self._site(norm or quad[0], node, None if quad is None else quad[1])
+        if quad is not None:
+            return self._site(quad[0], node, quad[1])
+        if norm is not None:
+            return self._site(norm, node, None)
         if isinstance(node, Product):
             k, _ = self._reading(node)
             return node if k is None else dag.rebuild(node, node.args[:k] + (done[0],) + node.args[k + 1:])
