@@ -104,6 +104,8 @@ def minimize(problem: object, data: Mapping[str, object] | None = None, *, x0: o
     opts = dataclasses.replace(checked, max_iter=max_iter if max_iter is not None else MAX_ITER[method],
                                sign=work.sign, second_order=bool(second_order), convex=convexity == "convex",
                                **(_for_lifted(checked, lifting) if lifting.lifted.added else {}))
+    if opts.callback is not None and undo[2].coned.added:      # the callback sees no cone variable either
+        opts = dataclasses.replace(opts, callback=_hiding(opts.callback, undo[2].coned.added))
     obj = Objective(work, xp)
     start = time.perf_counter()
     out = _solve(work, obj, method, opts, gtol, tol, memory)

@@ -273,3 +273,11 @@ def test_cones_beside_a_curved_constraint_against_cvxpy():
     assert r.success, r.message
     assert abs(r.fun - ref) <= 1e-6 * max(1.0, abs(ref))
     assert r.constr_violation <= 1e-8 and set(r.multipliers) >= {"constraint 1", "constraint 2"}
+
+
+def test_callback_sees_the_original_variables():
+    seen = []
+    r = solvers.minimize("parameter A[m, n]\nparameter b[m]\nvariable x[n]\nminimize norm2(A * x - b)",
+                         {"A": np.eye(3), "b": np.ones(3)}, callback=lambda res: seen.append(set(res.x)))
+    assert r.success, r.message
+    assert seen and all(names == {"x"} for names in seen)
