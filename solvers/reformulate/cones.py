@@ -103,15 +103,16 @@ def norm_of(node: Expr, names: frozenset) -> Norm | None:
 @memoized(maxsize=4096)
 def quad_of(node: Expr, names: frozenset) -> tuple[Norm, Expr] | None:
     """(the sum's argument, T) where node is sum(U .^ 2) / T (quad_over_lin), a scalar, with
-    U and T affine in `names`; else None."""
+    U and T affine in `names` and T reading one of them; else None."""
     if not (isinstance(node, Product) and not node.axes and len(node.args) == 2):
         return None
     squares, recip = node.args if isinstance(node.args[1], Elementwise) else node.args[::-1]
     if not (isinstance(recip, Elementwise) and recip.fn == "recip" and not recip.axes and not squares.axes):
         return None
-    norm = _squares(squares, names)
-    T = recip.args[0]
-    return None if norm is None or degree(T, names) > 1 else (norm, T)
+    norm, T = _squares(squares, names), recip.args[0]
+    if norm is None or not names & variables(T).keys() or degree(T, names) > 1:
+        return None                  # a constant T leaves a smooth quadratic: no cone needed
+    return norm, T
 
 
 def _squares(base: Expr, names: frozenset) -> Norm | None:
