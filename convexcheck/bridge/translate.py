@@ -39,9 +39,9 @@ import numpy as np
 
 from convexcheck.analysis import analyze
 from convexcheck.bridge.data import (
+    Subexpression,
     as_array,
     constant_attributes,
-    describe,
     leaf_attributes,
     number,
     onto_cones,
@@ -113,7 +113,7 @@ class _Translator:
 
     def _translate(self, e) -> Node:
         if not e.variables() and not e.parameters():
-            value = value_of(e, f"the constant subexpression {describe(e)}")
+            value = value_of(e, Subexpression(e))
             return self.constant(value, broadcast=type(e).__name__ == "Promote")
         node = _rule(e)(self, e, *[self.node(a) for a in e.args])
         assert node.shape == tuple(e.shape), (type(e).__name__, node.shape, e.shape)
