@@ -207,9 +207,10 @@ class Method:
 
 def _sparse_pattern(xp: ArrayModule, qp: Data) -> sparse.Pattern | None:
     """The sparse KKT pattern where H, G, E are host matrices worth keeping sparse (`sparse.worth`)."""
-    if xp is not np or isinstance(qp.H, Blocks) or not sparse.worth(qp.H, qp.G, qp.E):
+    if xp is not np:
         return None
-    return sparse.pattern(qp.H, qp.G, qp.E)
+    H = sparse.blocks_matrix(qp.H) if isinstance(qp.H, Blocks) else qp.H
+    return sparse.pattern(H, qp.G, qp.E) if sparse.worth(H, qp.G, qp.E) else None
 
 
 def _gwg(G: Array, w: Array) -> Array:

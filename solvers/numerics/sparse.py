@@ -42,21 +42,34 @@ import numpy as np
 import qdldl
 import scipy.sparse as sp
 
+from solvers.numerics.linalg import Blocks
+
 REGULARISE = 1e-9    # rho and delta, relative to the data's scale (its largest diagonal or squared row entry)
 REFINE = 6           # refinement steps at most (each one solve with the factor and one product)
 REFINED = 1e-14      # relative residual at which refinement stops
 DENSITY = 0.05       # H, G, E are worth keeping sparse at this share of nonzeros or less
 SIZE = 400           # ... in a system with at least this many unknowns and rows (below: dense LAPACK wins)
+ROWS = 100           # a block-diagonal H: at least this many rows (below: `lowrank`'s Woodbury wins)
 
 
-def worth(H: np.ndarray, G: np.ndarray, E: np.ndarray) -> bool:
-    """Whether the sparse path pays for a QP with these (dense, host) matrices: a large
-    system whose matrices are mostly zeros (the crossover measured by the benchmark)."""
-    n = H.shape[0]
-    if n + G.shape[0] + E.shape[0] < SIZE:
+def worth(H: np.ndarray | sp.spmatrix, G: np.ndarray, E: np.ndarray) -> bool:
+    """Whether the sparse path pays for a QP with these (host) matrices: a large system
+    whose matrices are mostly zeros (the crossover measured by the benchmark). A sparse H
+    (from `Blocks`, which `constrained.lowrank` factors in O(n m^2)) needs ROWS rows too."""
+    n, rows = H.shape[0], G.shape[0] + E.shape[0]
+    if n + rows < SIZE or (sp.issparse(H) and rows < ROWS):
         return False
-    entries = n * n + G.size + E.size
-    return np.count_nonzero(H) + np.count_nonzero(G) + np.count_nonzero(E) <= DENSITY * entries
+    held = H.nnz if sp.issparse(H) else np.count_nonzero(H)
+    return held + np.count_nonzero(G) + np.count_nonzero(E) <= DENSITY * (n * n + G.size + E.size)
+
+
+def blocks_matrix(H: Blocks) -> sp.csr_matrix:
+    """A block-diagonal Hessian (`Blocks`) as the sparse n x n matrix it stands for."""
+    k, r, _ = H.blocks.shape
+    index = H.split(np, np.arange(k * r))                     # each block's flat coordinates, k x r
+    rows = np.repeat(index[:, :, None], r, axis=2)
+    cols = np.repeat(index[:, None, :], r, axis=1)
+    return sp.csr_matrix((np.asarray(H.blocks).ravel(), (rows.ravel(), cols.ravel())), shape=(k * r, k * r))
 
 
 @dataclass
@@ -186,4 +199,4 @@ def nonzeros(pat: Pattern) -> tuple[int, int]:
     return int(pat.upper.nnz), int(L.nnz) if L is not None else 0
 
 
-__all__ = ["worth", "pattern", "factor", "nonzeros", "Pattern", "KKTFactor"]
+__all__ = ["worth", "blocks_matrix", "pattern", "factor", "nonzeros", "Pattern", "KKTFactor"]
