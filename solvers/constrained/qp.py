@@ -206,11 +206,10 @@ class Method:
 
 
 def _sparse_pattern(xp: ArrayModule, qp: Data) -> sparse.Pattern | None:
-    """The sparse KKT pattern where H, G, E are host matrices worth keeping sparse (`sparse.worth`)."""
+    """The sparse KKT pattern where H, G, E are host matrices worth keeping sparse (`sparse.plan`)."""
     if xp is not np:
         return None
-    H = sparse.blocks_matrix(qp.H) if isinstance(qp.H, Blocks) else qp.H
-    return sparse.pattern(H, qp.G, qp.E) if sparse.worth(H, qp.G, qp.E) else None
+    return sparse.plan(sparse.blocks_matrix(qp.H) if isinstance(qp.H, Blocks) else qp.H, qp.G, qp.E)
 
 
 def _gwg(G: Array, w: Array) -> Array:

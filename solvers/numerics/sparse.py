@@ -5,34 +5,39 @@ iteration; H, G, E fixed),
 
     [[K, E'], [E, 0]] [dy; dnu] = [r; s].
 
-Here it is solved in its quasi-definite augmented form (v = W G dy the rows' part),
+Here H, G, E are kept as CSR (made sparse once from the dense arrays the QP is read
+into), K is assembled in a pattern fixed at the start (the upper triangle of H + G'G plus
+the diagonal; G' W G's entries are `gram @ w`, one sparse product, an entry per pair of
+entries in a row of G), and the equalities are folded in as the quasi-definite
 
-    [[H + D + rho I, G',      E'     ],     [dy ]   [r]
-     [G,             -W^-1,   0      ],  x  [v  ] = [0]
-     [E,             0,       -delta I]]    [dnu]   [s]
+    [[K, E'], [E, -delta I]],   delta = 1e-9 of the data's scale,
 
-by qdldl's LDL' (`qdldl.Solver`: an AMD fill-reducing ordering and the symbolic factor
-computed once, `update` refactoring the same pattern with each iteration's diagonal).
-A quasi-definite matrix has an LDL' factor for every symmetric ordering (Vanderbei, SIAM
-J. Optim. 5, 1995), so the ordering is chosen for fill alone. rho and delta are static
-regularisations (1e-9 of the data's scale) that make the matrix quasi-definite when
-H + D is singular (an LP) or E has dependent rows; every solve is refined (at most
-REFINE steps) against the unregularised matrix, computed from its parts, so the answer is
-that of the exact system where it is nonsingular (Higham, Accuracy and Stability of
-Numerical Algorithms, ch. 12); dependent consistent equality rows are harmless (their
-component of dnu is the least-norm one). By Sylvester's law of inertia the augmented
+factored by qdldl's LDL' (`qdldl.Solver`: an AMD fill-reducing ordering and the symbolic
+factor computed once, `update` refactoring the same pattern every iteration). A
+quasi-definite matrix has an LDL' factor for every symmetric ordering (Vanderbei, SIAM J.
+Optim. 5, 1995). Every solve is refined (at most REFINE steps) on the unregularised
+system, its residual computed from the parts, so the answer is the exact system's where
+that is nonsingular (Higham, Accuracy and Stability of Numerical Algorithms, ch. 12);
+dependent consistent equality rows are harmless. By Sylvester's law of inertia the
 matrix has n positive pivots exactly when K + E'E / delta is positive definite: with
-fewer, `factor` returns None (H not positive semidefinite, as the dense path's Cholesky
-reports), and the caller leaves the problem to the general method.
+fewer, `factor` returns None (H not positive semidefinite, or K singular where E does not
+pin it), as the dense path's Cholesky does, and the caller leaves the problem to the
+general method.
 
-Why this form, measured (`benchmarks/sparse_kkt.py`, one thread; l1 trend filtering,
-n = 2,000, lifted to 3,998 unknowns and 3,996 rows): the normal-equations matrix K is
-banded there, but forming G' W G in SciPy costs more each iteration (about 6 ms) than
-the whole refactorisation of the augmented matrix, whose pattern never changes (only its
-diagonal is written); SciPy's splu of K (SuperLU, a general LU with partial pivoting and
-no symmetric ordering reuse) was slower again (about 10 ms each). And a row of G with
-many entries (a budget constraint) would fill K completely, but adds one row to the
-augmented matrix. No sparse Cholesky (CHOLMOD) is installed.
+Why this form, measured (factoring one mid-run iteration's system, best of 5, one
+thread; l1 trend filtering at n = 2,000 lifted to 3,998 unknowns
+and 3,996 rows; CVXPY's control example at T = 100, 1,308 unknowns, 700 rows, 816
+equalities): assembling K is 0.05 ms (SciPy's G' W G product alone costs 0.73 ms, more
+than qdldl's refactorisation, refined solve and inertia check together, 0.49 ms; control
+0.69 ms); SciPy's splu of the same system (SuperLU, an LU with no reuse of the ordering)
+2.3 and 2.9 ms. The augmented form [[H + D, G'], [G, -W^-1]] refactors in about the same
+time (0.36 ms) but needs a regularisation rho on the H + D block, which is 0 on an
+epigraph variable (the t of t >= |D2 x|): pivoting on rho first, its factor lost the
+step's accuracy, and on trend filtering at n = 2,000 stationarity jumped from 5e-3 to
+3e2 at the tenth iteration; K itself is positive definite wherever the QP path runs, so
+its pivots are a Cholesky's. The price: a row of G with many entries fills K (a budget
+row makes it dense); `worth` then keeps the dense path. No sparse Cholesky (CHOLMOD) is
+installed.
 """
 from __future__ import annotations
 
@@ -52,15 +57,31 @@ SIZE = 400           # ... in a system with at least this many unknowns and rows
 ROWS = 100           # a block-diagonal H: at least this many rows (below: `lowrank`'s Woodbury wins)
 
 
-def worth(H: np.ndarray | sp.spmatrix, G: np.ndarray, E: np.ndarray) -> bool:
+def plan(H: np.ndarray | sp.spmatrix, G: np.ndarray, E: np.ndarray) -> Pattern | None:
+    """The pattern for a QP where the sparse path pays (`worth`), else None; H, G, E are
+    made CSR once (one pass over each dense array) only for a system of SIZE or more."""
+    n, rows = H.shape[0], G.shape[0] + E.shape[0]
+    if n + rows < SIZE or (sp.issparse(H) and rows < ROWS):
+        return None
+    H, G, E = sp.csr_matrix(H), sp.csr_matrix(G), sp.csr_matrix(E)
+    return pattern(H, G, E) if worth(H, G, E) else None
+
+
+def worth(H: np.ndarray | sp.spmatrix, G: np.ndarray | sp.spmatrix, E: np.ndarray | sp.spmatrix) -> bool:
     """Whether the sparse path pays for a QP with these (host) matrices: a large system
-    whose matrices are mostly zeros (the crossover measured by the benchmark). A sparse H
-    (from `Blocks`, which `constrained.lowrank` factors in O(n m^2)) needs ROWS rows too."""
+    whose matrices, and G'G, are mostly zeros (the crossover measured by the benchmark). A
+    sparse H (from `Blocks`, which `constrained.lowrank` factors in O(n m^2)) needs ROWS
+    rows too."""
     n, rows = H.shape[0], G.shape[0] + E.shape[0]
     if n + rows < SIZE or (sp.issparse(H) and rows < ROWS):
         return False
-    held = H.nnz if sp.issparse(H) else np.count_nonzero(H)
-    return held + np.count_nonzero(G) + np.count_nonzero(E) <= DENSITY * (n * n + G.size + E.size)
+    per_row = (np.diff(sp.csr_matrix(G).indptr) if sp.issparse(G) else np.count_nonzero(G, axis=1)).astype(float)
+    fill = float(per_row @ (per_row + 1)) / 2                # G'G's entries at most: a long row fills K
+    return _held(H) + _held(G) + _held(E) + fill <= DENSITY * (n * n + n * rows)
+
+
+def _held(A: np.ndarray | sp.spmatrix) -> int:
+    return int(A.nnz) if sp.issparse(A) else int(np.count_nonzero(A))
 
 
 def blocks_matrix(H: Blocks) -> sp.csr_matrix:
@@ -199,4 +220,4 @@ def nonzeros(pat: Pattern) -> tuple[int, int]:
     return int(pat.upper.nnz), int(L.nnz) if L is not None else 0
 
 
-__all__ = ["worth", "blocks_matrix", "pattern", "factor", "nonzeros", "Pattern", "KKTFactor"]
+__all__ = ["plan", "worth", "blocks_matrix", "pattern", "factor", "nonzeros", "Pattern", "KKTFactor"]

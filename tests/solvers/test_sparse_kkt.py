@@ -157,6 +157,8 @@ def test_worth_needs_size_and_sparsity():
     assert sparse.worth(H, G, E)
     assert not sparse.worth(np.ones((n, n)), G, E)                   # dense H
     assert not sparse.worth(np.eye(50), np.eye(50)[:20], np.zeros((0, 50)))   # small: LAPACK
+    assert not sparse.worth(H, np.vstack([G, np.ones(n)]), E)      # a budget row: G'G, so K, is dense
+    assert sparse.plan(H, G, E) is not None and sparse.plan(np.ones((n, n)), G, E) is None
 
 
 @pytest.mark.parametrize("axis", [0, 1])
