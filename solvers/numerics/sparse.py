@@ -37,7 +37,10 @@ step's accuracy, and on trend filtering at n = 2,000 stationarity jumped from 5e
 3e2 at the tenth iteration; K itself is positive definite wherever the QP path runs, so
 its pivots are a Cholesky's. The price: a row of G with many entries fills K (a budget
 row makes it dense); `worth` then keeps the dense path. No sparse Cholesky (CHOLMOD) is
-installed.
+installed. The crossover (SIZE): trend filtering at n = 100 (394 unknowns and rows) took
+2.9 ms per iteration sparse against 3.3 ms on the dense elimination, at n = 200 1.7 ms
+against 5.0 ms; below, LAPACK on the small dense matrix and SciPy's fixed costs favour the
+dense path.
 """
 from __future__ import annotations
 
