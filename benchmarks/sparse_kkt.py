@@ -1,7 +1,7 @@
 """Sparse KKT systems of the QP interior-point path: per-iteration cost against nonzeros.
 
     python benchmarks/sparse_kkt.py [--only box,trend,control,kalman] [--sizes small|default|large]
-                                    [--dense] [--threads 1] [--save]
+                                    [--dense] [--threads 1] [--save] [--table FILE ...]
 
 For l1 trend filtering, CVXPY's optimal-control example, a box QP (the issue's: H = diag +
 F'F, dense) and the robust Kalman smoother at several sizes, it solves each problem with
@@ -15,7 +15,8 @@ iteration and in all, and the objective's relative difference from Clarabel's. `
 also runs each QP with the sparse path switched off (its per-iteration time on the same
 problem). Only with --save are the table (benchmarks/RESULTS_sparse_kkt.md, naming the
 commit) and the log-log plot of time per iteration against nonzeros
-(benchmarks/RESULTS_sparse_kkt.png, shown in docs/sparse-kkt.md) written.
+(benchmarks/RESULTS_sparse_kkt.png, shown in docs/sparse-kkt.md) written; --table reads
+the rows from tables it printed before (to merge runs) instead of measuring.
 """
 from __future__ import annotations
 
@@ -191,6 +192,25 @@ def line(row: dict) -> str:
             f"| {row['rel']:.1e} |")
 
 
+def parse(text: str) -> list[dict]:
+    """The rows of tables this script printed (`line`), read back: runs too long for one
+    sitting (the sparse-off control runs take the general path, minutes each) are merged
+    with --table."""
+    rows = []
+    for raw in text.splitlines():
+        cells = [c.strip() for c in raw.strip().strip("|").split("|")]
+        if len(cells) != 13 or not cells[1].isdigit():
+            continue
+        case, size, mode, path, nnz_k, nnz_l, its, per, total, warm, _, status, rel = cells
+        row = {"case": case, "size": int(size), "mode": mode, "path": path, "total": float(total),
+               "cvxpy_warm": float(warm), "status": int(status), "rel": float(rel)}
+        if per != "-":
+            row.update(nnz_K=int(nnz_k.replace(",", "")), nnz_L=int(nnz_l.replace(",", "")), iterations=int(its),
+                       per_iteration=float(per) / 1e3)
+        rows.append(row)
+    return rows
+
+
 def plot(rows: list[dict], png: pathlib.Path) -> None:
     import matplotlib
     matplotlib.use("Agg")
@@ -228,7 +248,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dense", action="store_true", help="also run each case with the sparse path off")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--save", action="store_true")
+    parser.add_argument("--table", nargs="*", default=None, help="read rows from printed tables instead of measuring")
     args = parser.parse_args(argv)
+    if args.table is not None:
+        rows = [row for name in args.table for row in parse(pathlib.Path(name).read_text())]
+        print(HEADER + "\n" + "\n".join(line(r) for r in rows))
+        if args.save:
+            save(rows, args)
+        return
     from threadpoolctl import threadpool_limits
     warnings.simplefilter("ignore")
     rows: list[dict] = []
