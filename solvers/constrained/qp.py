@@ -14,7 +14,9 @@ Methods ch. 10). The algebra is that of `interior` with every inequality in one 
     B y + t = b,  t >= 0 (dual z >= 0),  B = [G; -I_L; I_U],  b = [h; -l_L; u_U],
 
 the bound rows' slacks t = y - l, u - y kept exact, and K is factored densely, or by
-blocks (`lowrank`) when H is block diagonal. The stop, statuses and what is returned are
+blocks (`lowrank`) when H is block diagonal, or, for a large QP whose H, G, E are mostly
+zeros, sparse with the equalities in one quasi-definite system (`numerics.sparse`: H, G,
+E kept as CSR, the cost of an iteration that of the factor's nonzeros). The stop, statuses and what is returned are
 those of `pathfollow` (a `pathfollow.Result`), so the caller reports multipliers the same
 way. `solve` returns None (the caller then runs `pathfollow`, which shifts indefinite
 matrices, searches along a merit and says when no step passes) when K is not positive
