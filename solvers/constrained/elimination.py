@@ -72,7 +72,7 @@ def structure(xp: ArrayModule, H: Array, G: Array) -> Structure | None:
     has = touched.any(axis=1) if touched.size else np.zeros(G.shape[0], bool)
     s_col = np.where(has, touched.argmax(axis=1) if touched.size else 0, -1)
     s_val = np.where(has, G[rows, S[np.maximum(s_col, 0)]] if S.size else 0.0, 0.0)
-    GR, Gs = _sparse_if(G[:, R]), _sparse_if(G)
+    GR, Gs = sparse_if(G[:, R]), sparse_if(G)
     return Structure(R, S, H[np.ix_(R, R)], np.diagonal(H)[S].copy(), Gs, GR, s_col, s_val, H)
 
 
@@ -139,7 +139,7 @@ def factor(st: Structure, w: np.ndarray, d: np.ndarray) -> EliminationFactor | N
     return None if L is None else EliminationFactor(st, L, K_RS, k_S, w, d)
 
 
-def _sparse_if(a: np.ndarray) -> Array:
+def sparse_if(a: np.ndarray) -> Array:
     """`a` as CSR when large and mostly 0, else as it is."""
     return sp.csr_matrix(a) if a.size > BIG and np.count_nonzero(a) < SPARSE * a.size else a
 
@@ -148,4 +148,4 @@ def _dense(a: Array) -> np.ndarray:
     return a.toarray() if sp.issparse(a) else np.asarray(a)
 
 
-__all__ = ["structure", "factor", "EliminationFactor", "Structure"]
+__all__ = ["structure", "factor", "sparse_if", "EliminationFactor", "Structure"]

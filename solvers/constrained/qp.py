@@ -14,7 +14,9 @@ Methods ch. 10). The algebra is that of `interior` with every inequality in one 
     B y + t = b,  t >= 0 (dual z >= 0),  B = [G; -I_L; I_U],  b = [h; -l_L; u_U],
 
 the bound rows' slacks t = y - l, u - y kept exact, and K is factored densely, or by
-blocks (`lowrank`) when H is block diagonal. The stop, statuses and what is returned are
+blocks (`lowrank`) when H is block diagonal, or, for a large QP whose H, G, E are mostly
+zeros, sparse with the equalities in one quasi-definite system (`numerics.sparse`: H, G,
+E kept as CSR, the cost of an iteration that of the factor's nonzeros). The stop, statuses and what is returned are
 those of `pathfollow` (a `pathfollow.Result`), so the caller reports multipliers the same
 way. `solve` returns None (the caller then runs `pathfollow`, which shifts indefinite
 matrices, searches along a merit and says when no step passes) when K is not positive
@@ -26,15 +28,17 @@ or leave float64's range (data of scale 1e140).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
+import scipy.sparse as sp
 
 from solvers.constrained import elimination, lowrank
 from solvers.constrained.interior import Interior, State
 from solvers.constrained.pathfollow import FAR, VIOLATION, Result, callback_stops, gap_needed, run_off
 from solvers.constrained.schur import schur_inverse
 from solvers.methods.history import HEADER, Iteration, row
+from solvers.numerics import sparse
 from solvers.numerics.linalg import NO_SHIFT, Blocks, Factor, shifted
 from solvers.objective.constraints import affine_in
 from solvers.result import Family, Status, status_message
@@ -113,13 +117,20 @@ class Method:
     """The algebra on one QP (see the module docstring)."""
 
     def __init__(self, ip: Interior, qp: Data):
-        self.ip, self.qp, self.xp = ip, qp, ip.xp
+        self.xp = ip.xp
+        self.pattern = _sparse_pattern(self.xp, qp)
+        if self.pattern is not None:           # H, G, E as CSR: every product then costs what they hold
+            qp = replace(qp, H=self.pattern.H, G=self.pattern.G, E=self.pattern.E)
+        self.ip, self.qp = ip, qp
         self.mg = qp.G.shape[0]
         self.m = self.mg + qp.L.size + qp.U.size
         self.L, self.U = _span(self.xp, qp.L), _span(self.xp, qp.U)     # the bounded coordinates
         self.b = self.xp.concatenate([qp.h, -qp.lo, qp.up])
-        self.elim = None if isinstance(qp.H, Blocks) else elimination.structure(self.xp, qp.H, qp.G)
+        structured = isinstance(qp.H, Blocks) or self.pattern is not None
+        self.elim = None if structured else elimination.structure(self.xp, qp.H, qp.G)
         self.G = qp.G if self.elim is None else self.elim.G      # sparse where mostly 0
+        if self.pattern is None and self.elim is None and self.xp is np and not isinstance(qp.H, Blocks):
+            self.G = elimination.sparse_if(qp.G)            # G' W G then costs what G holds
 
     def B(self, v: Array) -> Array:
         """B v (the stacked inequality rows)."""
@@ -147,23 +158,25 @@ class Method:
         rb = self.B(it.y) + it.t - self.b
         return rd, rb, qp.E @ it.y - qp.e
 
-    def factor(self, it: Iterate) -> tuple[Factor | None, tuple[Array, Array] | None]:
+    def factor(self, it: Iterate) -> tuple[Factor | sparse.KKTFactor | None, tuple[Array, Array] | None]:
         """The factor of K and, with equalities, (K^-1 E', the inverse of its Schur
         complement E K^-1 E', rank-revealing: `factor.schur_inverse`); None where K is
-        not positive definite."""
+        not positive definite. On the sparse path, the factor of the whole KKT system
+        (`numerics.sparse`, equalities included) and no Schur complement."""
         xp, qp, mg, nl = self.xp, self.qp, self.mg, self.qp.L.size
         w = it.z / it.t
         d = xp.zeros(qp.q.shape[0])
         d[self.L] += w[mg:mg + nl]
         d[self.U] += w[mg + nl:]
         fac: Factor | None
+        if self.pattern is not None:
+            return sparse.factor(self.pattern, d, w[:mg]), None
         if isinstance(qp.H, Blocks):
             fac = lowrank.factor(xp, qp.H, d, qp.G, w[:mg])
         elif self.elim is not None and (found := elimination.factor(self.elim, w[:mg], d)) is not None:
             fac = found
         else:
-            rows = w[:mg, None] * qp.G       # one row: G' W G is an outer product, one multiply
-            K = qp.H + (qp.G.T * rows if mg == 1 else qp.G.T @ rows)      # per entry as in matmul
+            K = qp.H + _gwg(self.G, w[:mg])
             K.reshape(-1)[::K.shape[0] + 1] += d        # the diagonal, as a view of the fresh K
             fac = shifted(xp, K, NO_SHIFT).factor
         if fac is None or not qp.E.shape[0]:
@@ -171,21 +184,42 @@ class Method:
         Y = fac.solve(qp.E.T)
         return fac, (Y, schur_inverse(xp, qp.E @ Y))
 
-    def step(self, fac: Factor, schur: tuple[Array, Array] | None, it: Iterate, rd: Array, rb: Array, re: Array,
-             rc: Array) -> tuple[Array, Array, Array, Array]:
+    def kkt(self, fac: Factor | sparse.KKTFactor, schur: tuple[Array, Array] | None, r: Array,
+            s: Array) -> tuple[Array, Array]:
+        """(dy, dnu) with K dy + E' dnu = r, E dy = s (least squares in dnu for dependent rows)."""
+        if isinstance(fac, sparse.KKTFactor):
+            return fac.solve(r, s)
+        dy = fac.solve(r)
+        if schur is None:
+            return dy, self.xp.zeros(s.shape[0])
+        Y, Sinv = schur
+        dnu = Sinv @ (self.qp.E @ dy - s)
+        return dy - Y @ dnu, dnu
+
+    def step(self, fac: Factor | sparse.KKTFactor, schur: tuple[Array, Array] | None, it: Iterate, rd: Array,
+             rb: Array, re: Array, rc: Array) -> tuple[Array, Array, Array, Array]:
         """(dy, dt, dz, dnu) for the residuals and the complementarity target rc (t z -
         its target)."""
         z, t = it.z, it.t
-        rhs = -rd - self.Bt((z * rb - rc) / t)
-        dy = fac.solve(rhs)
-        dnu = self.xp.zeros(re.shape[0])
-        if schur is not None:
-            Y, Sinv = schur
-            dnu = Sinv @ (self.qp.E @ dy + re)
-            dy = dy - Y @ dnu
+        dy, dnu = self.kkt(fac, schur, -rd - self.Bt((z * rb - rc) / t), -re)
         dt = -rb - self.B(dy)
         dz = (-rc - z * dt) / t
         return dy, dt, dz, dnu
+
+
+def _sparse_pattern(xp: ArrayModule, qp: Data) -> sparse.Pattern | None:
+    """The sparse KKT pattern where H, G, E are host matrices worth keeping sparse (`sparse.plan`)."""
+    if xp is not np:
+        return None
+    return sparse.plan(sparse.blocks_matrix(qp.H) if isinstance(qp.H, Blocks) else qp.H, qp.G, qp.E)
+
+
+def _gwg(G: Array, w: Array) -> Array:
+    """G' diag(w) G, dense, for G dense or CSR."""
+    if sp.issparse(G):
+        return (G.T @ sp.diags(w) @ G).toarray()
+    rows = w[:, None] * G                 # one row: G' W G is an outer product, one multiply
+    return G.T * rows if G.shape[0] == 1 else G.T @ rows      # per entry as in matmul
 
 
 def _span(xp: ArrayModule, index: Array) -> slice | Array:
@@ -236,10 +270,7 @@ def _start(ip: Interior, mth: Method, st: State) -> Iterate:
     fac, schur = mth.factor(Iterate(st.y, xp.ones(mth.m), xp.ones(mth.m), st.nu)) if mg else (None, None)
     if fac is None:
         return plain
-    y = fac.solve(mth.Bt(mth.b) - qp.q)
-    if schur is not None:
-        Y, Sinv = schur
-        y = y - Y @ (Sinv @ (qp.E @ y - qp.e))
+    y = mth.kkt(fac, schur, mth.Bt(mth.b) - qp.q, qp.e)[0]
     y = ip.start(y).y                                  # inside the bounds
     t = qp.h - qp.G @ y
     z = -t

@@ -1,0 +1,173 @@
+"""The sparse KKT systems of the QP path (solvers/numerics/sparse.py): the factor solves
+[[K, E'], [E, 0]] exactly where that system is nonsingular (dependent equality rows
+included), refuses a K that is not positive definite, and the QP path run sparse and run
+dense reach the same answer (objective, point, multipliers, status), which is CVXPY's
+with Clarabel at tight tolerances to 1e-6 relative. Spies show which path ran: `sparse.SIZE`
+and `sparse.ROWS` set to 0 send these small problems down the sparse path, `sparse.worth` set to refuse
+sends them down the dense one.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import solvers
+from solvers.constrained import pathfollow
+from solvers.numerics import sparse
+
+cp = pytest.importorskip("cvxpy")
+
+
+def _second_difference(n: int) -> sp.spmatrix:
+    return sp.diags([np.ones(n - 2), -2 * np.ones(n - 2), np.ones(n - 2)], [0, 1, 2], shape=(n - 2, n))
+
+
+def box_qp() -> cp.Problem:
+    rng = np.random.default_rng(1)
+    n = 120
+    x = cp.Variable(n, name="x")
+    d, q = rng.uniform(0.5, 2.0, n), 3 * rng.standard_normal(n)
+    smooth = cp.sum_squares(x[1:] - x[:-1])                        # H tridiagonal
+    return cp.Problem(cp.Minimize(0.5 * cp.sum(cp.multiply(d, cp.square(x))) + smooth + q @ x), [x >= -1, x <= 1])
+
+
+def trend_filter() -> cp.Problem:
+    rng = np.random.default_rng(2)
+    n = 100
+    y = np.cumsum(rng.standard_normal(n))
+    x = cp.Variable(n, name="x")
+    return cp.Problem(cp.Minimize(0.5 * cp.sum_squares(y - x) + 5.0 * cp.norm1(_second_difference(n) @ x)))
+
+
+def sparse_lp() -> cp.Problem:
+    rng = np.random.default_rng(3)
+    n, m = 150, 100
+    A = sp.random(m, n, density=0.03, random_state=4, format="csr") + sp.eye(m, n)
+    x0 = rng.uniform(0.2, 0.8, n)
+    x = cp.Variable(n, name="x")
+    return cp.Problem(cp.Minimize(rng.standard_normal(n) @ x), [A @ x <= A @ x0 + 0.1, x >= 0, x <= 1])
+
+
+def equalities(redundant: bool) -> cp.Problem:
+    rng = np.random.default_rng(5)
+    n = 80
+    E = sp.diags([np.ones(n - 1), -np.ones(n - 1)], [0, 1], shape=(n - 1, n)).tocsr()[::4]
+    if redundant:                                  # a repeated row and the sum of two: rank unchanged
+        E = sp.vstack([E, E[2], E[0] + E[1]]).tocsr()
+    a = rng.standard_normal(n)
+    e = E @ rng.uniform(0.5, 1.5, n)
+    x = cp.Variable(n, name="x")
+    return cp.Problem(cp.Minimize(cp.sum_squares(x - a) + cp.sum(x[::3])), [E @ x == e, x >= 0])
+
+
+CASES = {"box_qp": box_qp, "trend_filter": trend_filter, "sparse_lp": sparse_lp,
+         "equalities": lambda: equalities(False), "redundant_equalities": lambda: equalities(True)}
+
+
+def _clarabel(build) -> float:
+    problem = build()
+    problem.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+    assert problem.status == "optimal"
+    return float(problem.value)
+
+
+def _solve(build, monkeypatch, path: str):
+    """minimize on the path asked for, and how many sparse factors and general solves ran."""
+    calls = {"sparse": 0, "general": 0}
+    real_factor, real_general = sparse.factor, pathfollow.solve
+
+    def factor(*args):
+        calls["sparse"] += 1
+        return real_factor(*args)
+
+    def general(*args, **kwargs):
+        calls["general"] += 1
+        return real_general(*args, **kwargs)
+
+    with monkeypatch.context() as m:
+        m.setattr(sparse, "factor", factor)
+        m.setattr(pathfollow, "solve", general)
+        if path == "sparse":
+            m.setattr(sparse, "SIZE", 0)
+            m.setattr(sparse, "ROWS", 0)
+        else:
+            m.setattr(sparse, "worth", lambda *a: False)
+        return solvers.minimize(build(), method="auto"), calls
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_sparse_and_dense_paths_agree_with_clarabel(name, monkeypatch):
+    build = CASES[name]
+    best = _clarabel(build)
+    thin, thin_calls = _solve(build, monkeypatch, "sparse")
+    full, full_calls = _solve(build, monkeypatch, "dense")
+    assert thin_calls == {"sparse": thin_calls["sparse"], "general": 0} and thin_calls["sparse"] > 0
+    assert full_calls == {"sparse": 0, "general": 0}
+    for result in (thin, full):
+        assert result.status == 0 and result.success, result.message
+        assert abs(result.fun - best) <= 1e-6 * max(1.0, abs(best))
+        assert result.constr_violation <= 1e-7
+    scale = max(1.0, float(np.abs(full.x["x"]).max()))
+    np.testing.assert_allclose(thin.x["x"], full.x["x"], atol=1e-5 * scale)
+    assert sorted(thin.multipliers) == sorted(full.multipliers)
+    for label, value in full.multipliers.items():
+        size = max(1.0, float(np.abs(value).max()))
+        if "equality" in label or name == "redundant_equalities":
+            continue                    # with dependent rows the equality duals are not unique
+        np.testing.assert_allclose(thin.multipliers[label], value, atol=1e-5 * size, err_msg=label)
+
+
+def _kkt_data(seed: int, n: int = 30, m: int = 20, p: int = 6):
+    rng = np.random.default_rng(seed)
+    F = sp.random(n, n, density=0.1, random_state=seed).toarray()
+    H = F @ F.T + np.diag(rng.uniform(0.1, 1.0, n))
+    G = sp.random(m, n, density=0.15, random_state=seed + 1).toarray()
+    E = sp.random(p, n, density=0.2, random_state=seed + 2).toarray() + np.eye(p, n)
+    return rng, H, G, E
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("dependent", [False, True])
+def test_factor_solves_the_kkt_system(seed, dependent):
+    rng, H, G, E = _kkt_data(seed)
+    if dependent:
+        E = np.vstack([E, E[0] + 2 * E[1]])
+    d, w = rng.uniform(0, 1, H.shape[0]), 10.0 ** rng.uniform(-6, 6, G.shape[0])   # w as on an active row
+    K = H + np.diag(d) + G.T @ (w[:, None] * G)
+    y_true = rng.standard_normal(H.shape[0])
+    nu_true = np.linalg.lstsq(E.T, rng.standard_normal(H.shape[0]), rcond=None)[0]
+    r, s = K @ y_true + E.T @ nu_true, E @ y_true                  # consistent, also with a dependent row
+    fac = sparse.factor(sparse.pattern(H, G, E), d, w)
+    assert fac is not None
+    y, nu = fac.solve(r, s)
+    np.testing.assert_allclose(y, y_true, atol=1e-8 * max(1.0, float(np.abs(y_true).max())))
+    np.testing.assert_allclose(E.T @ nu, E.T @ nu_true, atol=1e-7 * max(1.0, float(np.abs(E.T @ nu_true).max())))
+
+
+def test_factor_refuses_a_matrix_that_is_not_positive_definite():
+    rng, H, G, E = _kkt_data(7)
+    H = H - 50.0 * np.eye(H.shape[0])                              # no d, w small: K indefinite
+    assert sparse.factor(sparse.pattern(H, G, E), np.zeros(H.shape[0]), np.full(G.shape[0], 1e-3)) is None
+
+
+def test_worth_needs_size_and_sparsity():
+    n = 300
+    H, G, E = np.eye(n), np.eye(n)[:200], np.zeros((0, n))
+    assert sparse.worth(H, G, E)
+    assert not sparse.worth(np.ones((n, n)), G, E)                   # dense H
+    assert not sparse.worth(np.eye(50), np.eye(50)[:20], np.zeros((0, 50)))   # small: LAPACK
+    assert not sparse.worth(H, np.vstack([G, np.ones(n)]), E)      # a budget row: G'G, so K, is dense
+    assert sparse.plan(H, G, E) is not None and sparse.plan(np.ones((n, n)), G, E) is None
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_blocks_matrix_is_the_block_diagonal_hessian(axis):
+    from solvers.constrained.lowrank import matvec
+    from solvers.numerics.linalg import Blocks
+    rng = np.random.default_rng(8)
+    shape = (3, 4)
+    k, r = shape[axis], 12 // shape[axis]
+    H = Blocks(rng.standard_normal((k, r, r)), axis, shape)
+    v = rng.standard_normal(12)
+    np.testing.assert_allclose(sparse.blocks_matrix(H) @ v, matvec(np, H, v), atol=1e-12)
