@@ -29,8 +29,9 @@ from convexcheck.composition.classify import classify
 from convexcheck.hessian.certificate import Certificate, axis_lengths
 from convexcheck.problem import entrywise
 from convexcheck.problem.admissible import not_real, satisfies
-from convexcheck.problem.model import Attributes, Part, Problem
+from convexcheck.problem.model import Attributes, Declaration, Part, Problem
 from convexcheck.problem.reader import load_problem
+from convexcheck.problem.shapes import Shape, shape_of
 from convexcheck.report import PartReport, Report, Side
 from convexcheck.witness.chords import chord_witnesses, kinked
 from convexcheck.witness.sampling import GUARD_FLOOR, GUARD_TOLERANCE, KINDS, progress_bar, search
@@ -38,6 +39,7 @@ from tensorcalc.arrays import is_dask
 
 MAX_ASSUMPTIONS = 8
 GUARD_SAMPLES = 5        # points sampled for a part whose both sides are proven (the guard's check)
+GUARD_MEMBERS = 2        # parts of one shape whose proven sides the guard checks (its representatives)
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,20 @@ class _Run:
     fixed: dict
     progress: bool
     deadline: Deadline
+    shapes: dict = dataclasses.field(default_factory=dict)   # (shape key, variables) -> its _Shared
+
+
+@dataclass
+class _Shared:
+    """What the parts of one shape share (`problem.shapes`): the certificate and conditions,
+    with canonical parameter names, and the labels of the parts seen so far; the first
+    GUARD_MEMBERS are the representatives whose guard checks the proof for all of them,
+    and a proof their guard withdraws (`withdrawn`: kind -> why) is withdrawn for all."""
+
+    cert: Certificate
+    conditions: list[tuple[str, str, str]]          # (kind, canonical parameter, attribute text)
+    members: list[str] = dataclasses.field(default_factory=list)
+    withdrawn: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def analyze(problem: Problem | str | os.PathLike, data: Mapping[str, Any] | None = None, *, samples: int = 20,
@@ -149,51 +165,112 @@ def _names(problem: Problem, expr) -> list[str]:
     return [n for n in problem.variables if n in present]
 
 
-def _attributes(problem: Problem) -> dict[str, Attributes]:
-    return {n: d.attributes for n, d in problem.declarations.items()}
-
-
 def _part(problem: Problem, part: Part, names: list[str], run: _Run, bar) -> PartReport:
     """The verdicts of one part: certificate, conditions, sampling, chords, guard. A budget
-    spent in the certificate leaves no proof; in sampling, the witnesses verified so far."""
+    spent in the certificate leaves no proof; in sampling, the witnesses verified so far.
+    The certificate and conditions are shared by the parts of one shape (`_proof`); the
+    guard samples the proven sides of the first GUARD_MEMBERS of them only, and every
+    side left unproven is searched for a witness of its own (a witness is data-specific)."""
     deadline = run.deadline
     deadline.where = f"{part.label} ({', '.join(names)})" if names else part.label
     bar.set_postfix_str(deadline.where[:40], refresh=False)
     try:
-        cert = _certificate(problem, part, names, _attributes(problem), deadline) if names else \
-            Certificate(True, True, ["no variable occurs: constant"])
+        cert, conditions, shared = _proof(problem, part, names, run) if names else \
+            (Certificate(True, True, ["no variable occurs: constant"]), [], None)
     except BudgetSpent as spent:
         bar.update(1)
         convex, concave = (_side(k, Certificate(), None, [], spent.stage) for k in KINDS)
         return PartReport(part, names, convex, concave, budget=spent.stage)
-    conditions = _conditions(problem, part, names, cert, deadline) if names else []
     want = tuple(side for side, done in (("convex", cert.convex), ("concave", cert.concave)) if not done)
-    samples = run.samples if want else min(run.samples, GUARD_SAMPLES)
+    guarded_by = shared.members[0] if shared and len(shared.members) > GUARD_MEMBERS and len(want) < 2 else None
+    samples = run.samples if want else 0 if guarded_by else min(run.samples, GUARD_SAMPLES)
+    local, fixed = _local(problem, part.expr, run.fixed)
     try:
-        evidence = search(part.expr, problem, names, samples=samples, seed=run.seed, sizes=run.sizes, want=want,
-                          progress=run.progress, fixed=run.fixed, guard=GUARD_SAMPLES if len(want) < 2 else 0,
-                          deadline=deadline) if names and samples else None
-        evidence = _with_chords(part.expr, problem, names, evidence, want, run)
+        evidence = search(part.expr, local, names, samples=samples, seed=run.seed, sizes=run.sizes, want=want,
+                          progress=run.progress, fixed=fixed, guard=GUARD_SAMPLES if len(want) < 2 and not
+                          guarded_by else 0, deadline=deadline) if names and samples else None
+        evidence = _with_chords(part.expr, local, names, evidence, want, run, fixed, guarded_by is None)
     except BudgetSpent:
         evidence = None                             # spent before the first point: nothing seen
     inconsistencies = _guard(cert, evidence)
+    if shared is not None:
+        shared.withdrawn.update({k: f"{why} (on {part.label}, of the same shape)"
+                                 for k, why in inconsistencies.items()})
+    evidence = _with_data(evidence, run.fixed)
     convex, concave = (_side(kind, cert, None if kind in inconsistencies else evidence, conditions, deadline.spent)
                        for kind in KINDS)
     bar.update(1)
-    return PartReport(part, names, convex, concave, cert, evidence, list(inconsistencies.values()), deadline.spent)
+    return PartReport(part, names, convex, concave, cert, evidence, list(inconsistencies.values()), deadline.spent,
+                      guarded_by)
 
 
-def _with_chords(expr, problem: Problem, names: list[str], evidence, want, run: _Run):
+def _proof(problem: Problem, part: Part, names: list[str], run: _Run) -> tuple[Certificate, list, _Shared | None]:
+    """The certificate and conditions of `part` in `names`, computed once per shape
+    (`shape_of`: the same expression up to parameter names, with the same declarations) and
+    read with the part's own names; the `_Shared` record of its shape (None: shares none).
+    A proof the guard withdrew on a representative is withdrawn here too."""
+    shape = shape_of(problem, part.expr)
+    key = (shape.key, tuple(names)) if shape.key is not None else None
+    shared = run.shapes.get(key) if key is not None else None
+    if shared is None:
+        canonical = dataclasses.replace(problem, declarations=shape.declarations)
+        attributes = {n: d.attributes for n, d in shape.declarations.items()}
+        cert = _certificate(canonical, dataclasses.replace(part, expr=shape.expr), names, attributes, run.deadline)
+        shared = _Shared(cert, _conditions(canonical, shape, names, cert, run.deadline))
+        if key is not None:
+            run.shapes[key] = shared
+    shared.members.append(part.label)
+    cert = _named(shared.cert, shape)
+    for kind, text in shared.withdrawn.items():
+        setattr(cert, kind, False)
+        cert.failures.insert(0, text)
+    conditions = [(kind, f"{kind} if {shape.names.get(name, name)} is {text}")
+                  for kind, name, text in shared.conditions]
+    return cert, conditions, shared if key is not None else None
+
+
+def _named(cert: Certificate, shape: Shape) -> Certificate:
+    """A copy of a shared certificate (the guard may change it) in the part's own names."""
+    return Certificate(cert.convex, cert.concave, [shape.named(r) for r in cert.rules],
+                       [shape.named(f) for f in cert.failures])
+
+
+def _local(problem: Problem, expr, fixed: dict[str, np.ndarray]) -> tuple[Problem, dict[str, np.ndarray]]:
+    """The problem and data the sampling of `expr` needs: without the given (`fixed`)
+    parameters it does not read, whose values it never uses and which draw no random
+    numbers (the points drawn are those of the whole problem). Sampling 500 parts of a
+    problem with 500 such parameters then costs 500 times one part, not 500 times 500."""
+    present = tc.variables(expr)
+    drop = {n for n in fixed if n not in present}
+    if not drop:
+        return problem, fixed
+    kept = {n: d for n, d in problem.declarations.items() if n not in drop}
+    return dataclasses.replace(problem, declarations=kept), {n: v for n, v in fixed.items() if n not in drop}
+
+
+def _with_data(evidence, fixed: dict[str, np.ndarray]):
+    """`evidence` whose witnesses' points hold every given parameter again (a witness's
+    point has the values of all declared names; `_local` sampled without some)."""
+    if evidence is None or not fixed:
+        return evidence
+    found = {f"{k}_witness": dataclasses.replace(w, point={**fixed, **w.point})
+             for k in KINDS if (w := getattr(evidence, f"{k}_witness")) is not None}
+    return dataclasses.replace(evidence, **found) if found else evidence
+
+
+def _with_chords(expr, problem: Problem, names: list[str], evidence, want, run: _Run, fixed, guard: bool = True):
     """`evidence` with chord witnesses (`chords`) for the kinds the Hessian search left
     without one: the wanted kinds (from `samples` pairs) and, as the guard's check of a
     proof of a function with kinks (whose Hessian the guard cannot trust to show wrong
-    curvature), the proven ones (from GUARD_SAMPLES pairs)."""
+    curvature), the proven ones (from GUARD_SAMPLES pairs) where `guard`."""
     if evidence is None or not evidence.samples:
         return evidence
-    seek = [k for k in KINDS if getattr(evidence, f"{k}_witness") is None and (k in want or kinked(expr))]
+    seek = [k for k in KINDS if getattr(evidence, f"{k}_witness") is None and (k in want or guard and kinked(expr))]
+    if not seek:
+        return evidence
     pairs = run.samples if any(k in want for k in seek) else GUARD_SAMPLES
     found = chord_witnesses(expr, problem, names, seek, pairs=pairs, seed=run.seed,
-                            sizes=run.sizes, fixed=run.fixed, deadline=run.deadline)
+                            sizes=run.sizes, fixed=fixed, deadline=run.deadline)
     return dataclasses.replace(evidence, **{f"{k}_witness": w for k, w in found.items()}) if found else evidence
 
 
@@ -236,16 +313,17 @@ def _side(kind: str, cert: Certificate, evidence, conditions, spent: str | None 
                 conditions=[c for k, c in conditions if k == kind])
 
 
-def _conditions(problem: Problem, part: Part, names: list[str], cert: Certificate,
-                deadline: Deadline) -> list[tuple[str, str]]:
+def _conditions(problem: Problem, shape: Shape, names: list[str], cert: Certificate,
+                deadline: Deadline) -> list[tuple[str, str, str]]:
     """Single extra attributes on parameters under which a missing proof goes through
-    (those of the trials finished within the budget)."""
+    (those of the trials finished within the budget), as (kind, parameter, attribute),
+    for `shape.expr` whose declarations `problem` holds."""
     if cert.convex and cert.concave:
         return []
-    present = tc.variables(part.expr)
+    part = Part("", "", shape.expr, "any")
     found = []
-    for name, extra, text in _assumptions(problem, present)[:MAX_ASSUMPTIONS]:
-        attrs = _attributes(problem)
+    for name, extra, text in _assumptions(shape.declarations)[:MAX_ASSUMPTIONS]:
+        attrs = {n: d.attributes for n, d in shape.declarations.items()}
         attrs[name] = extra
         try:
             trial = _certificate(problem, part, names, attrs, deadline)
@@ -253,15 +331,16 @@ def _conditions(problem: Problem, part: Part, names: list[str], cert: Certificat
             break
         for kind in ("convex", "concave"):
             if getattr(trial, kind) and not getattr(cert, kind):
-                found.append((kind, f"{kind} if {name} is {text}"))
+                found.append((kind, name, text))
     return found
 
 
-def _assumptions(problem: Problem, present) -> list[tuple[str, Attributes, str]]:
+def _assumptions(declarations: Mapping[str, Declaration]) -> list[tuple[str, Attributes, str]]:
+    """The single extra attributes tried, for the parameters in declaration order."""
     out = []
-    for name, decl in problem.parameters.items():
+    for name, decl in declarations.items():
         a = decl.attributes
-        if name not in present:
+        if decl.kind != "parameter":
             continue
         if len(decl.dims) == 2 and decl.dims[0] == decl.dims[1] and a.definite is None:
             out += [(name, dataclasses.replace(a, definite=d), d) for d in ("psd", "nsd")]

@@ -36,6 +36,7 @@ class PartReport:
     evidence: Evidence | None = None
     inconsistencies: list[str] = field(default_factory=list)
     budget: str | None = None        # the step the analysis budget ran out on, if it did by the end of this part
+    guarded_by: str | None = None    # the part of the same shape whose guard checked this part's proofs, if not its own
 
     def satisfies(self) -> str:
         """Whether the part is what a convex problem needs: 'yes', 'no' or 'unknown'."""
@@ -58,7 +59,8 @@ class PartReport:
                "proof": {k: s.proof for k, s in (("convex", self.convex), ("concave", self.concave)) if s.proof},
                "conditions": self.convex.conditions + self.concave.conditions,
                "failures": list(dict.fromkeys(self.convex.failures + self.concave.failures)),
-               "internal_inconsistencies": list(self.inconsistencies), "budget_spent": self.budget}
+               "internal_inconsistencies": list(self.inconsistencies), "budget_spent": self.budget,
+               "guarded_by": self.guarded_by}
         if self.evidence is not None:
             out["evidence"] = {"samples": self.evidence.samples, "skipped": self.evidence.skipped,
                                "min_curvature": _num(self.evidence.min_curvature),
@@ -131,6 +133,9 @@ def _how(p: PartReport) -> list[str]:
         elif side.status == "disproved":
             notes.append(f"not {kind}: {_witness(side.witness, p.variables)}")
         notes += side.conditions
+    if p.guarded_by:
+        notes.append(f"guard: the proof was checked by sampling {p.guarded_by} (the same expression up to "
+                     f"parameter names, declared alike)")
     if "unknown" in (p.convex.status, p.concave.status):
         if p.evidence is not None and p.evidence.samples:
             notes.append(f"{p.evidence.samples} points sampled, curvature in "
