@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import weakref
 from typing import Any
 
 import numpy as np
@@ -66,11 +67,22 @@ def from_cvxpy(expr_or_problem: Any) -> tuple[Problem, dict[str, np.ndarray]]:
     """(Problem, data): a scalar CVXPY Expression as `expression EXPR` (need "any"), or a
     CVXPY Problem as minimize/maximize with its constraints (<=, >=, ==; cone constraints
     such as PSD are rejected). `data` holds parameter values and the constants' values.
-    Rejections raise ProblemError naming the atom, attribute or constraint."""
+    Rejections raise ProblemError naming the atom, attribute or constraint.
+
+    A Problem's translation is kept (weakly, with the problem) for its next call, as
+    CVXPY keeps its own canonicalisation: the text and the constants' arrays (read-only,
+    shared between calls) are reused and only the parameters' values are read again,
+    so a re-solve after `param.value = ...` translates nothing. Not kept where the text
+    depends on a parameter's value (a variable's bounds given as a Parameter). As in
+    CVXPY, a constant is a constant: change data through Parameters, not by writing into
+    an array a problem was built from."""
     try:
         import cvxpy as cp
     except ImportError:
         raise ImportError("the CVXPY bridge needs cvxpy: pip install cvxpy") from None
+    kept = _KEPT.get(expr_or_problem) if isinstance(expr_or_problem, cp.Problem) else None
+    if kept is not None:
+        return kept.problem, kept.data()
     t = _Translator()
     if isinstance(expr_or_problem, cp.Problem):
         obj = expr_or_problem.objective
@@ -84,7 +96,37 @@ def from_cvxpy(expr_or_problem: Any) -> tuple[Problem, dict[str, np.ndarray]]:
         raise ProblemError(f"from_cvxpy takes a CVXPY Expression or Problem, not "
                            f"{type(expr_or_problem).__name__}")
     text = "\n".join(["# translated from CVXPY by convexcheck.from_cvxpy", *t.declarations(), *lines])
-    return load_problem(text), dict(t.data)
+    problem = load_problem(text)
+    if isinstance(expr_or_problem, cp.Problem) and not t.baked:
+        _KEPT[expr_or_problem] = _Kept.of(problem, t)
+    return problem, dict(t.data)
+
+
+class _Kept:
+    """A Problem's translation kept for its next call: the constants' arrays (made
+    read-only) and, per parameter, its name, CVXPY object and declared words."""
+
+    def __init__(self, problem: Problem, constants: dict[str, np.ndarray], parameters: dict[str, tuple[Any, list]]):
+        self.problem, self.constants, self.parameters = problem, constants, parameters
+
+    @classmethod
+    def of(cls, problem: Problem, t: _Translator) -> _Kept:
+        """Kept copies of the constants (the arrays returned may be the caller's own)."""
+        constants = {n: np.array(a) for n, a in t.data.items() if n not in t.parameters}
+        for array in constants.values():
+            array.setflags(write=False)
+        return cls(problem, constants, dict(t.parameters))
+
+    def data(self) -> dict[str, np.ndarray]:
+        """The constants and the parameters' values now (those with a value)."""
+        data = dict(self.constants)
+        for name, (e, words) in self.parameters.items():
+            if e.value is not None:
+                data[name] = onto_cones(value_of(e, f"parameter {name!r}"), words)
+        return data
+
+
+_KEPT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # cp.Problem -> _Kept
 
 
 def analyze_cvxpy(expr_or_problem: Any, samples: int = 20, seed: int = 0) -> Report:
@@ -105,6 +147,8 @@ class _Translator:
         self.data: dict[str, np.ndarray] = {}
         self.cache: dict[int, tuple[object, Node]] = {}
         self.constants = 0
+        self.parameters: dict[str, tuple[Any, list]] = {}   # name -> (CVXPY Parameter, words)
+        self.baked = False                          # whether the text depends on a parameter's value
 
     def node(self, e) -> Node:
         if id(e) not in self.cache:                  # the entry keeps e alive, so ids stay unique
@@ -154,8 +198,11 @@ class _Translator:
     def leaf(self, e, kind: str) -> Node:
         words = leaf_attributes(e, kind)
         name = self.declare(kind, (kind, e.id), e.name(), e.shape, words, user=True)
+        if kind == "parameter":
+            self.parameters.setdefault(name, (e, words))
         if kind == "parameter" and e.value is not None:
             self.data[name] = onto_cones(value_of(e, f"parameter {name!r}"), words)
+        self.baked |= kind == "variable" and any(b is not None and b.parameters() for b in _bounds_of(e))
         return Node(name, tuple(e.shape))
 
     def constant(self, value, broadcast: bool = False) -> Node:
@@ -194,6 +241,12 @@ def _rule(e):
             return RULES[cls.__name__]
     raise ProblemError(f"CVXPY atom {type(e).__name__} has no convexcheck translation; supported: "
                        f"{', '.join(sorted(n for n, r in RULES.items() if r is not _unsupported))}")
+
+
+def _bounds_of(e) -> tuple:
+    """A variable's bounds as CVXPY expressions (None where absent)."""
+    bounds = e.attributes.get("bounds")
+    return () if bounds is None else tuple(b if b is None or hasattr(b, "parameters") else None for b in bounds)
 
 
 def _identifier(name: str, used: set[str]) -> str:
