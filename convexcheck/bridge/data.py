@@ -77,15 +77,26 @@ def leaf_attributes(e: Any, kind: str) -> list[str]:
 def _bounds(bounds, name: str) -> list[str]:
     words = []
     for op, bound in zip((">=", "<="), bounds):
-        what = f"the bounds of {name!r}"
-        arr = None if bound is None else value_of(bound, what)
-        if arr is None or not np.all(np.isfinite(arr)):
-            continue
+        arr = None if bound is None else _bound_value(bound, f"the bounds of {name!r}")
+        if arr is None or np.all(arr == (-np.inf if op == ">=" else np.inf)):
+            continue                                    # CVXPY writes an absent side as -inf / inf
         if not np.all(arr == arr.flat[0]):
             raise ProblemError(f"variable {name!r}: bounds that differ by entry are not supported; "
                                f"give one number or add constraints")
         words.append(f"{op} {number(arr.flat[0]).strip('()')}")
     return words
+
+
+def _bound_value(bound: Any, what: str) -> np.ndarray:
+    """A bound's value: finite numbers, or an infinity that stands for no bound."""
+    with np.errstate(all="ignore"):
+        value = bound.value if hasattr(type(bound), "value") else bound
+    if value is None:
+        raise ProblemError(f"{what} has no value; give it one before translating")
+    arr = np.asarray(value, dtype=float)
+    if np.isnan(arr).any():
+        raise ProblemError(f"{what} has NaN entries; convexcheck takes real bounds")
+    return arr
 
 
 def as_array(value: Any, what: str | Subexpression) -> np.ndarray:
