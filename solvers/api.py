@@ -16,8 +16,10 @@ from solvers.methods.history import optimize_result
 from solvers.methods.loop import Options, Outcome, run
 from solvers.methods.newton import Newton, NewtonCG
 from solvers.objective.smooth import Objective
+from solvers.reformulate.closure import CLOSURE
 from solvers.reformulate.cones import SecondOrderCones
 from solvers.reformulate.lift import Lift, Lifting
+from solvers.task import domain
 from solvers.task.convexity import convexity_of
 from solvers.task.device import array_module, to_host
 from solvers.task.prepare import SolverError, Task, read
@@ -95,18 +97,18 @@ def minimize(problem: object, data: Mapping[str, object] | None = None, *, x0: o
     checked = _options(tol, gtol, max_iter if max_iter is not None else 0, c1, max_trials, verbose, callback)
     task = domain_start.inside(read(problem, data, x0))
     xp = array_module(device)
-    chain = Chain((MAXIMIZE, Lift(xp, gtol), SecondOrderCones(xp, method, gtol)))   # inverted once at the result
-    work, undo = chain.apply(task)
-    lifting: Lifting = undo[1]
+    convexity, warning = convexity_of(task) if check else ("not checked", None)
+    chain = Chain((CLOSURE, MAXIMIZE, Lift(xp, gtol), SecondOrderCones(xp, method, gtol)))
+    work, undo = chain.apply(task)                    # inverted once at the result
+    lifting: Lifting = undo[2]
     if method == "auto":
         method = constrained.auto(work, lifting.lifted.added)
-    convexity, warning = convexity_of(task) if check else ("not checked", None)
     opts = dataclasses.replace(checked, max_iter=max_iter if max_iter is not None else MAX_ITER[method],
                                sign=work.sign, second_order=bool(second_order), convex=convexity == "convex",
                                **(_for_lifted(checked, lifting) if lifting.lifted.added else {}))
-    if opts.callback is not None and undo[2].coned.added:      # the callback sees no cone variable either
-        opts = dataclasses.replace(opts, callback=_hiding(opts.callback, undo[2].coned.added))
-    obj = Objective(work, xp)
+    if opts.callback is not None and undo[3].coned.added:      # the callback sees no cone variable either
+        opts = dataclasses.replace(opts, callback=_hiding(opts.callback, undo[3].coned.added))
+    obj = Objective(work, xp, domain.component(work))      # no search leaves the start's component
     start = time.perf_counter()
     out = _solve(work, obj, method, opts, gtol, tol, memory)
     result = _result(obj, out, method, device, convexity, warning, time.perf_counter() - start)

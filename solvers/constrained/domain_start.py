@@ -37,6 +37,7 @@ from typing import Iterator
 
 import numpy as np
 
+import tensorcalc as tc
 from convexcheck.problem.admissible import in_bounds
 from convexcheck.problem.model import Attributes
 from solvers.constrained import dispatch
@@ -85,6 +86,39 @@ def inside(task: Task) -> Task:
         if not unmet(conds, task, x):
             return dataclasses.replace(task, x0=x)
     return task
+
+
+def closure_rows(task: Task) -> Task:
+    """`task` with a row sign * u >= 0 (c = -sign * u <= 0, labelled "domain of ...") for
+    every affine target of its conditions (`_targets`; not a matrix, no sign chosen at 0)
+    that holds strictly at every entry at the start: the closure of the start's domain
+    component, which the interior-point method approaches through its barrier. A convex
+    objective finite on the boundary (rel_entr's p log(p / q) at p, q -> 0) has its
+    infimum there, and a solve with no barrier for it jams at the boundary; `task` itself
+    where there is none."""
+    conds = conditions(task)
+    if not conds:
+        return task
+    at = {**task.fixed, **task.x0}
+    found: dict[Expr, Target] = {}
+    for t in (t for c in conds for t in _targets(task, c, 1.0)):
+        got = None if t.matrix or t.chosen else value(t.u, at)
+        side = 1.0 if t.sign is None else t.sign
+        if got is not None and t.u not in found and bool(np.all(side * got > 0)):
+            found[t.u] = t
+    if not found:
+        return task
+    fresh = _Fresh(set(task.problem.declarations) | {v.name for v in task.free} | set(task.fixed))
+    fixed, rows = dict(task.fixed), []
+    for t in found.values():
+        u = t.u
+        if t.sign is not None:
+            signs = dag.var(fresh("sign_domain"), u.axes)
+            fixed[signs.name] = t.sign
+            u = dag.hadamard(signs, u)
+        text = tc.to_text(t.u, limit=60)
+        rows.append(Constraint(f"domain of {text}", f"{text} on its side of 0", "<=", dag.neg(u)))
+    return dataclasses.replace(task, fixed=fixed, constraints=task.constraints + tuple(rows))
 
 
 def _targets(task: Task, cond: Condition, side: float) -> list[Target]:

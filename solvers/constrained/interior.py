@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from solvers.constrained import lowrank
+from solvers.constrained.boundary import to_boundary
 from solvers.constrained.conic import Conic
 from solvers.constrained.schur import solve_small
 from solvers.methods.options import Options
@@ -114,7 +115,8 @@ class Point:
 class System:
     """The factored Newton matrix (`fac`, None when no shift made it positive definite),
     the shift it was given (when none worked, the one after the last tried) and, with
-    equalities, Y = K^-1 J_e' and the Schur complement S = J_e Y."""
+    equalities, Y = K^-1 J_e' and the Schur complement S = J_e Y; K then holds
+    rho J_e' J_e (`Interior.system`)."""
 
     fac: Factor | None
     shift: float
@@ -122,6 +124,7 @@ class System:
     Je: Array
     Y: Array = None
     S: Array = None
+    rho: float = 0.0
 
 
 class Interior:
@@ -259,7 +262,12 @@ class Interior:
         """The factored Newton matrix K = W + J_i' S^-1 Lam J_i + D + C at st, shifted by
         a multiple of I where not positive definite, and with equalities K^-1 J_e' and
         the Schur complement J_e K^-1 J_e'. A block-diagonal W is factored by blocks
-        (`lowrank`) unless a block is not positive definite."""
+        (`lowrank`) unless a block is not positive definite. With equalities K holds
+        rho J_e' J_e too (rho: W's largest diagonal entry over J_e's largest column's
+        squared norm) and `step` adds -rho J_e' r_e: the same step in exact arithmetic
+        (rho J_e' (J_e dy + r_e) = 0), but K is no longer near singular along a direction
+        that only the equalities fix (rel_entr is homogeneous: W p = 0 along (p, q), and
+        J_e K^-1 J_e' spread beyond what `schur` resolves, leaving violations of 4e-10)."""
         xp, eq = self.xp, self.eq
         if pt.H is None:
             pt.H = self.point(st).H
@@ -282,8 +290,10 @@ class Interior:
         # start above the rounding of K's largest entries, where Cholesky fails regardless
         hess, whole = (max(1.0, float(xp.max(xp.abs(xp.diagonal(M))))) if self.view.n else 1.0
                        for M in (pt.W, K))
+        rho = hess / max(float(xp.max(xp.sum(Je * Je, axis=0))), 1e-300) if Je.size else 0.0
+        K += rho * (Je.T @ Je) if rho else 0.0
         found = shifted(xp, K, barrier_shifts(max(SHIFT0 * hess, ROUNDING * whole), 1e10 * hess))
-        return _equalities(xp, System(found.factor, found.tau, Ji, Je))
+        return _equalities(xp, System(found.factor, found.tau, Ji, Je, rho=rho))
 
     def step(self, sysm: System, st: State, r: Residuals) -> PrimalDualStep:
         """The Newton step for the residuals r (see the module docstring), with a system
@@ -297,6 +307,7 @@ class Interior:
                - xp.where(self.hasL, r.low / dl, 0.0) + xp.where(self.hasU, r.up / du, 0.0))
         if self.degree:
             rhs = rhs - cone.reduce(self.space, r.cones)
+        rhs = rhs - sysm.rho * (Je.T @ r.e) if sysm.rho else rhs
         dy = sysm.fac.solve(rhs - self.soc.rhs(self.scalings(st), r.rc, r.rz))
         dnu = xp.zeros(Je.shape[0])
         if dnu.size:
@@ -314,9 +325,9 @@ class Interior:
         gaps, s and the cones' M (primal), of lam, zl, zu and the Z (dual)."""
         xp = self.xp
         dl, du = self.gaps(st)
-        primal = min(_to_boundary(xp, v, dv, mask, tau) for v, dv, mask in
+        primal = min(to_boundary(xp, v, dv, mask, tau) for v, dv, mask in
                      ((st.s, d.ds, None), (dl, d.dy, self.hasL), (du, -d.dy, self.hasU)))
-        dual = min(_to_boundary(xp, v, dv, mask, tau) for v, dv, mask in
+        dual = min(to_boundary(xp, v, dv, mask, tau) for v, dv, mask in
                    ((st.lam, d.dlam, None), (st.zl, d.dzl, self.hasL), (st.zu, d.dzu, self.hasU)))
         if self.degree:
             pairs = zip(cone.matrices(self.space, st.y), cone.matrices(self.space, d.dy))
@@ -387,14 +398,3 @@ def finite(ip: Interior, pt: Point) -> bool:
     """Whether f, the constraints' values and the gradient are finite at pt."""
     xp = ip.xp
     return math.isfinite(pt.f) and bool(xp.isfinite(pt.c).all()) and bool(xp.isfinite(pt.g).all())
-
-
-def _to_boundary(xp: ArrayModule, v: Array, dv: Array, mask: Array | None, tau: float) -> float:
-    """The largest step <= 1 keeping the fraction tau of v > 0 (where `mask`) along dv:
-    1 / max(-dv / v)."""
-    if not v.size:
-        return 1.0
-    ratio = dv / v if mask is None else xp.where(mask, dv / xp.where(mask, v, 1.0), 0.0)
-    worst = float(xp.min(ratio))
-    return 1.0 if worst >= 0 else min(1.0, -tau / worst)
-

@@ -26,6 +26,7 @@ from solvers.objective.structure import block_form
 from solvers.protocol import Array, Box
 from solvers.task.device import to_device
 from solvers.task.distributed import evaluated, kept, placed
+from solvers.task.domain import Component
 from solvers.task.prepare import SolverError, Task
 from tensorcalc import Expr, ShapeError, dag
 from tensorcalc.arrays import ArrayModule, is_dask
@@ -35,12 +36,15 @@ from tensorcalc.store import cache
 
 class Objective:
     """f of the flat vector z for `task` on the array module `xp`: a `protocol.Smooth`
-    (its box None: declared bounds of an `Objective` are strict, kept by `inside`)."""
+    (its box None: declared bounds of an `Objective` are strict, kept by `inside`).
+    `keep`: the domain component of the start (`domain.component`); a point outside it is
+    outside the domain (`inside` False, f = inf), so that no search crosses a pole."""
 
     box: Box | None = None
 
-    def __init__(self, task: Task, xp: ArrayModule):
-        self.task, self.xp = task, xp
+    def __init__(self, task: Task, xp: ArrayModule, keep: Component | None = None):
+        self.task, self.xp, self.keep = task, xp, keep
+        self._judged: tuple = (None, True)      # (the last z `in_component` judged, its answer)
         self.free = task.free
         at = _layout(tuple(self.free))
         self.names, self.orders, self.offsets, self.n = at.names, at.orders, list(at.offsets), at.offsets[-1]
@@ -74,8 +78,17 @@ class Objective:
         return {**self.fixed, **self.unpack(z), **(extra or {})}
 
     def inside(self, z: Array) -> bool:
-        """Whether z meets the declared bounds of the free variables."""
-        return all(in_bounds(attributes, z[a:b]) for attributes, a, b in self._limits)
+        """Whether z meets the declared bounds of the free variables and lies in `keep`."""
+        return all(in_bounds(attributes, z[a:b]) for attributes, a, b in self._limits) and self.in_component(z)
+
+    def in_component(self, z: Array) -> bool:
+        """Whether z lies in the start's domain component `keep` (True without one): one
+        compiled evaluation of the conditions' arguments, none for the z judged last."""
+        if self.keep is None:
+            return True
+        if self._judged[0] is not z:
+            self._judged = (z, self.keep.holds(self._values(z)))
+        return self._judged[1]
 
     # ------------------------------------------------------------------ evaluations
     def value(self, z: Array, overflow: bool = False) -> float:
@@ -87,18 +100,20 @@ class Objective:
         return f if overflow and f == -math.inf else finite_value(f)
 
     def value_grad(self, z: Array) -> tuple[float, Array]:
+        """f(z) and g(z); f = inf outside `keep` (g as computed)."""
         f, *grads = self._call("grad", z)
         self.counts["nfev"] += 1
         self.counts["njev"] += 1
-        return finite_value(f), self._flat(grads)
+        return self._kept_value(f, z), self._flat(grads)
 
     def value_grad_hess(self, z: Array) -> tuple[float, Array, Any]:
+        """f(z), g(z) and H(z); f = inf outside `keep`."""
         f, *rest = self._call("hess", z)
         k = len(self.free)
         grads, hess = rest[:k], rest[k:]
         for key in ("nfev", "njev", "nhev"):
             self.counts[key] += 1
-        return finite_value(f), self._flat(grads), self._hessian(hess)
+        return self._kept_value(f, z), self._flat(grads), self._hessian(hess)
 
     def hvp(self, z: Array, v: Array) -> Array:
         self.counts["nhev"] += 1
@@ -106,6 +121,9 @@ class Objective:
         return self._flat(self._call("hvp", z, directions))
 
     # ------------------------------------------------------------------ helpers
+    def _kept_value(self, f, z) -> float:
+        return finite_value(f) if self.keep is None or self.in_component(z) else math.inf
+
     def _call(self, kind: str, z, extra=None):
         program, _, invariants = self._program(kind)
         try:

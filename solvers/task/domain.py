@@ -27,6 +27,7 @@ from convexcheck.signs.domain import domain_facts
 from convexcheck.signs.intervals import Interval, excludes_zero
 from solvers.task.records import Task
 from tensorcalc import Expr, TensorCalcError, dag
+from tensorcalc.arrays import is_cupy, is_dask
 from tensorcalc.dag import Const, Power, Special, topo
 from tensorcalc.memo import memoized
 
@@ -140,3 +141,79 @@ def holds(c: Condition, got: np.ndarray | None) -> bool:
         return bool(np.linalg.cond(got) < CONDITIONED)
     test = {"positive": got > 0, "nonneg": got >= 0, "nonzero": got != 0}[c.kind]
     return bool(np.all(test))
+
+
+@dataclass(frozen=True)
+class Component:
+    """The domain component a start lies in, as sides of its conditions' arguments: every
+    entry that met its condition strictly at the start keeps its side (u > 0 stays > 0, a
+    nonzero u keeps its sign, u >= 0 stays >= 0, a nonsingular matrix keeps the sign of
+    its determinant). A convex objective written with a pole (inv_pos as x^-1 on x != 0)
+    or a ratio (rel_entr's log(p / q), finite where p, q < 0 too) is convex on the
+    component only; a step across the pole runs off into the other one. `args`: the
+    entrywise arguments, then the matrices; `strict`, `signs`, `weak`: flat indices into
+    the entrywise ones, raveled and joined (sign * u > 0 at `strict`, u >= 0 at `weak`);
+    `dets`: each matrix's determinant sign at the start."""
+
+    args: tuple[Expr, ...]
+    entrywise: int                # how many of args are entrywise (the rest are matrices)
+    strict: np.ndarray
+    signs: np.ndarray
+    weak: np.ndarray
+    dets: tuple[float, ...]
+
+    def holds(self, arrays: Mapping[str, object]) -> bool:
+        """Whether the point `arrays` (by name: free and fixed; NumPy or CuPy) lies in the
+        component: one compiled evaluation of every argument."""
+        got = values(self.args, {n: _host(arrays[n]) for n in _program(self.args)[1]})
+        if any(v is None for v in got):
+            return False
+        if self.entrywise:
+            flat = np.concatenate([v.reshape(-1) for v in got[:self.entrywise]])
+            if not (np.all(flat[self.strict] * self.signs > 0) and np.all(flat[self.weak] >= 0)):
+                return False
+        return all(_det_sign(v) == s for v, s in zip(got[self.entrywise:], self.dets))
+
+
+def component(task: Task) -> Component | None:
+    """The `Component` of the task's start x0; None where no condition holds strictly
+    there, the task has none (nothing is evaluated), or its data are Dask arrays."""
+    if any(is_dask(a) for a in task.fixed.values()):
+        return None
+    conds = conditions(task)
+    if not conds:
+        return None
+    got = values(tuple(c.arg for c in conds), {**task.fixed, **task.x0})
+    sides = [(c.arg, _sides(c.kind, v)) for c, v in zip(conds, got) if v is not None and c.kind != "nonsingular"]
+    sides = [(arg, side) for arg, side in sides if side.any()]
+    dets = [(c.arg, _det_sign(v)) for c, v in zip(conds, got) if c.kind == "nonsingular"]
+    dets = [(arg, s) for arg, s in dets if s]
+    if not sides and not dets:
+        return None
+    side = np.concatenate([s for _, s in sides]) if sides else np.zeros(0)
+    strict = np.flatnonzero(np.abs(side) == 1)
+    return Component(tuple(a for a, _ in sides) + tuple(a for a, _ in dets), len(sides), strict, side[strict],
+                     np.flatnonzero(side == 2), tuple(s for _, s in dets))
+
+
+def _sides(kind: str, v: np.ndarray) -> np.ndarray:
+    """Per entry of v (raveled): +1 or -1 the strict side kept, 2 kept >= 0 (nonneg), 0 none."""
+    v = v.reshape(-1)
+    with np.errstate(invalid="ignore"):
+        if kind == "nonneg":
+            return np.where(v >= 0, 2.0, 0.0)
+        if kind == "positive":
+            return np.where(v > 0, 1.0, 0.0)
+        return np.where(np.isfinite(v), np.sign(v), 0.0)
+
+
+def _det_sign(m: np.ndarray | None) -> float:
+    """The sign of det(m) (0 where singular or not finite; for a stack, where the signs differ)."""
+    if m is None or m.ndim < 2 or not np.isfinite(m).all():
+        return 0.0
+    sign = np.linalg.slogdet(m)[0].reshape(-1)
+    return float(sign[0]) if np.all(sign == sign[0]) else 0.0
+
+
+def _host(a: object) -> object:
+    return a.get() if is_cupy(a) else a
