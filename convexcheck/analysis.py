@@ -236,21 +236,21 @@ def _named(cert: Certificate, shape: Shape) -> Certificate:
 
 
 def _local(problem: Problem, expr, fixed: dict[str, np.ndarray]) -> tuple[Problem, dict[str, np.ndarray]]:
-    """The problem and data the sampling of `expr` needs: without the given (`fixed`)
-    parameters it does not read, whose values it never uses and which draw no random
-    numbers (the points drawn are those of the whole problem). Sampling 500 parts of a
-    problem with 500 such parameters then costs 500 times one part, not 500 times 500."""
+    """The problem and data the sampling of `expr` needs: the declarations it reads (in
+    their order) and their given values. The names it does not read change nothing of its
+    values, so it neither draws nor holds them: sampling 500 parts of a problem with 500
+    parameters costs 500 times one part, not 500 times 500 (its witnesses' points then
+    hold the names the part reads, and `_with_data` adds the given data back)."""
     present = tc.variables(expr)
-    drop = {n for n in fixed if n not in present}
-    if not drop:
+    if len(present) == len(problem.declarations):
         return problem, fixed
-    kept = {n: d for n, d in problem.declarations.items() if n not in drop}
-    return dataclasses.replace(problem, declarations=kept), {n: v for n, v in fixed.items() if n not in drop}
+    kept = {n: d for n, d in problem.declarations.items() if n in present}
+    return dataclasses.replace(problem, declarations=kept), {n: v for n, v in fixed.items() if n in present}
 
 
 def _with_data(evidence, fixed: dict[str, np.ndarray]):
-    """`evidence` whose witnesses' points hold every given parameter again (a witness's
-    point has the values of all declared names; `_local` sampled without some)."""
+    """`evidence` whose witnesses' points hold every given parameter value again (`_local`
+    sampled without those its part does not read)."""
     if evidence is None or not fixed:
         return evidence
     found = {f"{k}_witness": dataclasses.replace(w, point={**fixed, **w.point})

@@ -146,7 +146,7 @@ def test_an_unproven_side_is_searched_on_every_part():
     for k in (0, 2, 5, 6):
         side = report.constraints[k].concave
         assert side.status == "disproved" and side.witness is not None
-        assert set(side.witness.point) >= {"x", "t", "a1", "a7"}     # every declared name, as before
+        assert set(side.witness.point) == {"x", "t", f"a{k + 1}"}    # the names the part reads
 
 
 def test_a_wrong_proof_is_caught_on_a_representative_and_withdrawn_from_its_shape(monkeypatch):
@@ -176,3 +176,5 @@ def test_the_enclosing_circle_shares_by_sign():
     assert report.verdict == "convex"
     assert all(p.convex.status == "proven" and p.concave.status == "disproved" for p in report.constraints)
     assert sum(p.guarded_by is not None for p in report.constraints) >= 12 - 2 * 3     # pos, neg, mixed
+    point = report.constraints[7].concave.witness.point
+    assert set(point) == {"c", "r", *(f"c{k}" for k in range(12))}     # and the data given, all of it
