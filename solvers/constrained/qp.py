@@ -20,8 +20,8 @@ E kept as CSR, the cost of an iteration that of the factor's nonzeros). The stop
 those of `pathfollow` (a `pathfollow.Result`), so the caller reports multipliers the same
 way. `solve` returns None (the caller then runs `pathfollow`, which shifts indefinite
 matrices, searches along a merit and says when no step passes) when K is not positive
-definite (H not psd, or singular on coordinates nothing else bounds) or when the
-iterates stall: STALLS primal steps in a row shorter than STALL, the sign of
+definite (H not psd, or singular on coordinates nothing, not even an equality, bounds)
+or when the iterates stall: STALLS primal steps in a row shorter than STALL, the sign of
 constraints without an interior, or infeasible ones, whose duals then grow without bound,
 or leave float64's range (data of scale 1e140).
 """
@@ -116,9 +116,9 @@ class Iterate:
 class Method:
     """The algebra on one QP (see the module docstring)."""
 
-    def __init__(self, ip: Interior, qp: Data):
+    def __init__(self, ip: Interior, qp: Data, quasi_definite: bool = False):
         self.xp = ip.xp
-        self.pattern = _sparse_pattern(self.xp, qp)
+        self.pattern = _sparse_pattern(self.xp, qp, quasi_definite)
         if self.pattern is not None:           # H, G, E as CSR: every product then costs what they hold
             qp = replace(qp, H=self.pattern.H, G=self.pattern.G, E=self.pattern.E)
         self.ip, self.qp = ip, qp
@@ -207,11 +207,24 @@ class Method:
         return dy, dt, dz, dnu
 
 
-def _sparse_pattern(xp: ArrayModule, qp: Data) -> sparse.Pattern | None:
-    """The sparse KKT pattern where H, G, E are host matrices worth keeping sparse (`sparse.plan`)."""
+def _sparse_pattern(xp: ArrayModule, qp: Data, quasi_definite: bool = False) -> sparse.Pattern | None:
+    """The sparse KKT pattern where H, G, E are host matrices worth keeping sparse (`sparse.plan`),
+    or, with `quasi_definite`, at any size (see `_method`)."""
     if xp is not np:
         return None
-    return sparse.plan(sparse.blocks_matrix(qp.H) if isinstance(qp.H, Blocks) else qp.H, qp.G, qp.E)
+    H = sparse.blocks_matrix(qp.H) if isinstance(qp.H, Blocks) else qp.H
+    return sparse.pattern(H, qp.G, qp.E) if quasi_definite else sparse.plan(H, qp.G, qp.E)
+
+
+def _method(ip: Interior, qp: Data) -> Method:
+    """The algebra for the QP; where K = H + G'WG + D is singular on directions only E fixes
+    (control's states), the quasi-definite sparse system at any size (K's null space does
+    not depend on the weights: the test at unit weights holds for every iterate)."""
+    mth = Method(ip, qp)
+    if mth.pattern is not None or not qp.E.shape[0] or mth.xp is not np:
+        return mth
+    unit = Iterate(qp.q, mth.xp.ones(mth.m), mth.xp.ones(mth.m), mth.xp.zeros(qp.E.shape[0]))
+    return mth if mth.factor(unit)[0] is not None else Method(ip, qp, quasi_definite=True)
 
 
 def _gwg(G: Array, w: Array) -> Array:
@@ -248,7 +261,7 @@ def solve(ip: Interior, y0: Array, max_iter: int, sign: float = 1.0) -> Result |
     ip.cons.values_jacobian(y0)          # affine: each constraint's row and offset, read once
     st = ip.start(y0)
     qp = read(ip, st.y)
-    mth = Method(ip, qp)
+    mth = _method(ip, qp)
     it = _start(ip, mth, st)
     history: list[Iteration] = []
     if opts.verbose:

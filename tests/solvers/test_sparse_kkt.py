@@ -171,3 +171,25 @@ def test_blocks_matrix_is_the_block_diagonal_hessian(axis):
     H = Blocks(rng.standard_normal((k, r, r)), axis, shape)
     v = rng.standard_normal(12)
     np.testing.assert_allclose(sparse.blocks_matrix(H) @ v, matvec(np, H, v), atol=1e-12)
+
+
+def control(T: int = 10):
+    """CVXPY's control example, small: the states enter the Newton matrix only through the
+    dynamics (equalities), so K = H + G'WG + D is singular and has no Cholesky factor."""
+    rng = np.random.default_rng(1)
+    n, m = 3, 2
+    A, B = np.eye(n) - 0.2 * rng.uniform(size=(n, n)), rng.normal(size=(n, m))
+    x, u = cp.Variable((n, T + 1), name="x"), cp.Variable((m, T), name="u")
+    cost = sum(cp.sum_squares(x[:, t + 1]) + cp.sum_squares(u[:, t]) for t in range(T))
+    constr = [x[:, t + 1] == A @ x[:, t] + B @ u[:, t] for t in range(T)] + [cp.abs(u) <= 1]
+    return cp.Problem(cp.Minimize(cost), constr + [x[:, T] == 0, x[:, 0] == 3 * rng.normal(size=n)])
+
+
+def test_a_qp_whose_newton_matrix_only_equalities_fix_stays_on_the_qp_path(monkeypatch):
+    """Small (the sparse path's size threshold not met), yet solved by the quasi-definite
+    factor instead of leaving the QP to the general interior-point method."""
+    best = _clarabel(control)
+    result, calls = _solve(control, monkeypatch, "dense")
+    assert calls["general"] == 0 and result.success, result.message
+    assert abs(result.fun - best) <= 1e-6 * max(1.0, abs(best))
+    assert result.constr_violation <= 1e-7
