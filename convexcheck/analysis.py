@@ -58,13 +58,15 @@ class _Run:
 @dataclass
 class _Shared:
     """What the parts of one shape share (`problem.shapes`): the certificate and conditions,
-    with canonical parameter names, and the labels of the parts seen so far; the first
-    GUARD_MEMBERS are the representatives whose guard checks the proof for all of them,
-    and a proof their guard withdraws (`withdrawn`: kind -> why) is withdrawn for all."""
+    with canonical parameter names, and the labels of the parts seen so far. Parts run the
+    guard of their own until GUARD_MEMBERS of them have sampled points for it (`guards`,
+    the representatives); the guard of these checks the proof for all the others, and a
+    proof it withdraws (`withdrawn`: kind -> why) is withdrawn for all that follow."""
 
     cert: Certificate
     conditions: list[tuple[str, str, str]]          # (kind, canonical parameter, attribute text)
     members: list[str] = dataclasses.field(default_factory=list)
+    guards: list[str] = dataclasses.field(default_factory=list)    # parts whose own guard sampled points
     withdrawn: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
@@ -182,7 +184,7 @@ def _part(problem: Problem, part: Part, names: list[str], run: _Run, bar) -> Par
         convex, concave = (_side(k, Certificate(), None, [], spent.stage) for k in KINDS)
         return PartReport(part, names, convex, concave, budget=spent.stage)
     want = tuple(side for side, done in (("convex", cert.convex), ("concave", cert.concave)) if not done)
-    guarded_by = shared.members[0] if shared and len(shared.members) > GUARD_MEMBERS and len(want) < 2 else None
+    guarded_by = shared.guards[0] if shared and len(shared.guards) >= GUARD_MEMBERS and len(want) < 2 else None
     samples = run.samples if want else 0 if guarded_by else min(run.samples, GUARD_SAMPLES)
     local, fixed = _local(problem, part.expr, run.fixed)
     try:
@@ -193,6 +195,8 @@ def _part(problem: Problem, part: Part, names: list[str], run: _Run, bar) -> Par
     except BudgetSpent:
         evidence = None                             # spent before the first point: nothing seen
     inconsistencies = _guard(cert, evidence)
+    if shared is not None and guarded_by is None and len(want) < 2 and evidence is not None and evidence.samples:
+        shared.guards.append(part.label)
     if shared is not None:
         shared.withdrawn.update({k: f"{why} (on {part.label}, of the same shape)"
                                  for k, why in inconsistencies.items()})

@@ -178,3 +178,21 @@ def test_the_enclosing_circle_shares_by_sign():
     assert sum(p.guarded_by is not None for p in report.constraints) >= 12 - 2 * 3     # pos, neg, mixed
     point = report.constraints[7].concave.witness.point
     assert set(point) == {"c", "r", *(f"c{k}" for k in range(12))}     # and the data given, all of it
+
+
+def test_a_representative_whose_guard_saw_no_point_vouches_for_nobody(monkeypatch):
+    """Where the guard of a part sampled nothing (every draw outside the domain, or the budget
+    spent), the next part of its shape runs the guard of its own."""
+    from convexcheck.witness.sampling import Evidence
+    text = ("variable x\nparameter a1 pos\nparameter a2 pos\nparameter a3 pos\nparameter a4 pos\n"
+            "parameter a5 pos\nminimize 0\nsubject to\n" + "".join(f"  a{k} * x^2 <= 1\n" for k in range(1, 6)))
+    search = analysis.search
+
+    def blind_on_a1(expr, *args, **kwargs):
+        if "a1" in dag.variables(expr):
+            return Evidence(0, float("nan"), float("nan"), None, None, skipped=5)
+        return search(expr, *args, **kwargs)
+    monkeypatch.setattr(analysis, "search", blind_on_a1)
+    report = convexcheck.analyze(text, samples=5)
+    assert [p.guarded_by for p in report.constraints] == [None, None, None, "constraint 2", "constraint 2"]
+    assert all(p.convex.status == "proven" for p in report.constraints)
