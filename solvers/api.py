@@ -50,7 +50,9 @@ def minimize(problem: object, data: Mapping[str, object] | None = None, *, x0: o
       moved inside declared bounds. A start (given or default) outside the implicit
       domain (log, fractional and negative powers, entropy, log det, a 2-norm at 0) is
       first moved strictly inside it by phase one (`solvers.constrained.domain_start`);
-      SolverError where no point inside the domain meets the affine constraints.
+      SolverError where no point inside the domain meets the affine constraints. No
+      iterate leaves the start's domain component (a step across inv_pos's pole at 0, or
+      to p, q < 0 where rel_entr's p / q > 0 still holds, is refused: `domain.Component`).
     method: "newton" (Cholesky, damped when needed; block-diagonal Hessians solved by
       blocks), "newton-cg" (Hessian-vector products), "lbfgs", "gd", or "auto" (picked
       from the problem's structure: `constrained.auto`). With constraints, closed bounds

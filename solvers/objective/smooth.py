@@ -6,7 +6,8 @@ function per need, cached per expression and set of free variables (in memory, a
 disk by `tensorcalc.store.cache` for later processes), so a second solve of the same problem
 compiles nothing:
 
-- `value(z)`: f, inf outside the domain (non-finite value, or a declared bound crossed);
+- `value(z)`: f, inf outside the domain (non-finite value, a declared bound crossed, or
+  the start's domain component left: `keep`);
 - `value_grad(z)`: f and g;
 - `value_grad_hess(z)`: f, g and H from one compiled call. H is the dense matrix, or,
   for a single variable whose symbolic Hessian carries a delta over one axis, the
@@ -63,7 +64,7 @@ class Objective:
         a Dask array (a row factor on the workers) is kept as it is."""
         self.fixed[name] = placed(self.xp, name, array) if is_dask(array) else to_device(self.xp, array)
         self._invariants = {e: v for e, v in self._invariants.items() if name not in tc.variables(e)}
-        self._hoisted = {}
+        self._hoisted, self._judged = {}, (None, True)
         self._local = not any(map(is_dask, self.fixed.values()))
 
     # ------------------------------------------------------------------ packing
