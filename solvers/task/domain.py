@@ -165,8 +165,9 @@ class Component:
     def holds(self, arrays: Mapping[str, object]) -> bool:
         """Whether the point `arrays` (by name: free and fixed; NumPy or CuPy) lies in the
         component: one compiled evaluation of every argument."""
-        got = values(self.args, {n: _host(arrays[n]) for n in _program(self.args)[1]})
-        if any(v is None for v in got):
+        found = values(self.args, {n: _host(arrays[n]) for n in _program(self.args)[1]})
+        got = [v for v in found if v is not None]
+        if len(got) < len(found):
             return False
         if self.entrywise:
             flat = np.concatenate([v.reshape(-1) for v in got[:self.entrywise]])
@@ -215,5 +216,5 @@ def _det_sign(m: np.ndarray | None) -> float:
     return float(sign[0]) if np.all(sign == sign[0]) else 0.0
 
 
-def _host(a: object) -> object:
+def _host(a: Any) -> Any:
     return a.get() if is_cupy(a) else a
