@@ -19,7 +19,6 @@ from solvers.objective.smooth import Objective
 from solvers.reformulate.closure import CLOSURE
 from solvers.reformulate.cones import SecondOrderCones
 from solvers.reformulate.lift import Lift, Lifting
-from solvers.task import domain
 from solvers.task.convexity import convexity_of
 from solvers.task.device import array_module, to_host
 from solvers.task.prepare import SolverError, Task, read
@@ -110,7 +109,7 @@ def minimize(problem: object, data: Mapping[str, object] | None = None, *, x0: o
                                **(_for_lifted(checked, lifting) if lifting.lifted.added else {}))
     if opts.callback is not None and undo[3].coned.added:      # the callback sees no cone variable either
         opts = dataclasses.replace(opts, callback=_hiding(opts.callback, undo[3].coned.added))
-    obj = Objective(work, xp, domain.component(work))      # no search leaves the start's component
+    obj = Objective(work, xp, domain_start.kept_component(work))      # no search leaves the start's component
     start = time.perf_counter()
     out = _solve(work, obj, method, opts, gtol, tol, memory)
     result = _result(obj, out, method, device, convexity, warning, time.perf_counter() - start)

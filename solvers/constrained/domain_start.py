@@ -46,11 +46,12 @@ from solvers.methods.options import Options
 from solvers.objective.constraints import affine_in
 from solvers.objective.smooth import Objective
 from solvers.result import Status
-from solvers.task.domain import Condition, conditions, unmet, value
+from solvers.task.domain import Component, Condition, component, conditions, unmet, value
 from solvers.task.records import Constraint, Free, SolverError, Task
 from tensorcalc import Expr, dag
 from tensorcalc.arrays import is_dask
 from tensorcalc.dag import Const, Elementwise, Power, Product, Special
+from tensorcalc.memo import memoized
 
 WEIGHTS = (1e-2, 0.0)        # phase one's pull towards x0, then none
 MARGIN = 1e-9                # a margin above this is strictly inside
@@ -88,15 +89,40 @@ def inside(task: Task) -> Task:
     return task
 
 
+def narrowing(task: Task) -> tuple[Condition, ...]:
+    """The task's conditions whose start's component is narrower than where f is finite, so
+    that only `domain.Component` keeps it: u != 0 (a pole, f finite on both sides), a
+    nonsingular matrix, u > 0 or u >= 0 of an argument that is not affine (rel_entr's
+    p / q > 0, also where p, q < 0; sqrt(x y)). u > 0 or u >= 0 of an affine u (log, entr,
+    fractional powers) needs no check: f is nan or inf beyond it, so the domain is the
+    component (and analytic_center's 10 iterations pay nothing, 0.8 ms)."""
+    names = tuple(v.name for v in task.free)
+    return _narrowing(conditions(task), names)
+
+
+@memoized(maxsize=64)
+def _narrowing(conds: tuple[Condition, ...], names: tuple[str, ...]) -> tuple[Condition, ...]:
+    return tuple(c for c in conds if not (c.kind in ("positive", "nonneg") and affine_in(c.arg, names)))
+
+
+def kept_component(task: Task) -> Component | None:
+    """The start's `domain.Component` of the `narrowing` conditions, the one an
+    `Objective` keeps; None where it has none."""
+    return component(task, narrowing(task))
+
+
 def closure_rows(task: Task) -> Task:
     """`task` with a row sign * u >= 0 (c = -sign * u <= 0, labelled "domain of ...") for
-    every affine target of its conditions (`_targets`; not a matrix, no sign chosen at 0)
-    that holds strictly at every entry at the start: the closure of the start's domain
-    component, which the interior-point method approaches through its barrier. A convex
-    objective finite on the boundary (rel_entr's p log(p / q) at p, q -> 0) has its
-    infimum there, and a solve with no barrier for it jams at the boundary; `task` itself
-    where there is none."""
-    conds = conditions(task)
+    every affine target (`_targets`; not a matrix, no sign chosen at 0) that holds strictly
+    at every entry at the start, of a condition whose component is narrower than where it
+    holds: u != 0 (the side of a pole), or u > 0 of an argument that is not affine (p / q);
+    `task` itself where there is none. Their closure is that of the start's component,
+    which the interior-point method approaches through its barrier: a convex objective
+    finite on the boundary (rel_entr's p log(p / q) at p, q -> 0) has its infimum there,
+    and a solve with no barrier jams there. u > 0 of an affine u (log, entr) gets no row:
+    its domain is its component, and solves kept it before (rows cost kl_projection three
+    iterations)."""
+    conds = narrowing(task)
     if not conds:
         return task
     at = {**task.fixed, **task.x0}

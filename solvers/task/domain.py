@@ -176,13 +176,11 @@ class Component:
         return all(_det_sign(v) == s for v, s in zip(got[self.entrywise:], self.dets))
 
 
-def component(task: Task) -> Component | None:
-    """The `Component` of the task's start x0; None where no condition holds strictly
-    there, the task has none (nothing is evaluated), or its data are Dask arrays."""
-    if any(is_dask(a) for a in task.fixed.values()):
-        return None
-    conds = conditions(task)
-    if not conds:
+def component(task: Task, conds: tuple[Condition, ...]) -> Component | None:
+    """The `Component` of the task's start x0 for `conds` (some of `conditions(task)`);
+    None where none holds strictly there, there are none (nothing is evaluated), or the
+    task's data are Dask arrays."""
+    if not conds or any(is_dask(a) for a in task.fixed.values()):
         return None
     got = values(tuple(c.arg for c in conds), {**task.fixed, **task.x0})
     sides = [(c.arg, _sides(c.kind, v)) for c, v in zip(conds, got) if v is not None and c.kind != "nonsingular"]

@@ -15,8 +15,8 @@ import pytest
 
 import solvers
 from benchmarks.real_cases import rel_entr_two_distributions
+from solvers.constrained.domain_start import kept_component
 from solvers.objective.smooth import Objective
-from solvers.task.domain import component
 from solvers.task.prepare import read
 
 Q = np.array([0.2, 0.3, 0.5])
@@ -94,14 +94,20 @@ def test_a_given_start_inside_does_not_cross_the_pole(method):
     assert abs(float(result.x["x"]) - 1 / np.sqrt(5)) <= 1e-6
 
 
-def test_component_is_none_without_conditions():
-    """A problem without domain conditions gets no component: nothing to evaluate per trial."""
-    assert component(read("variable x[3]\nminimize sum((x - 1) .^ 2)")) is None
+def test_no_component_where_the_value_keeps_it():
+    """No component (nothing evaluated per trial) without domain conditions, nor where each
+    is u > 0 of an affine u (log: f is nan beyond it); one for a pole and for p / q > 0."""
+    assert kept_component(read("variable x[3]\nminimize sum((x - 1) .^ 2)")) is None
+    assert kept_component(read("variable x[3]\nminimize sum(x) - sum(log(x))", x0={"x": np.ones(3)})) is None
+    assert kept_component(read("variable x\nminimize x^(-1) + x", x0={"x": 1.0})) is not None
+    ratio = read("variable p[2]\nvariable q[2]\nminimize sum(p .* log(p ./ q))",
+                 x0={"p": np.ones(2), "q": np.ones(2)})
+    assert len(kept_component(ratio).args) == 2
 
 
 def test_objective_refuses_a_point_across_the_pole():
     task = read("variable x\nminimize x^(-1) + 5 * x", x0={"x": 1.0})
-    obj = Objective(task, np, component(task))
+    obj = Objective(task, np, kept_component(task))
     assert np.isfinite(obj.value(np.array([0.5])))
     assert obj.value(np.array([-3.0])) == np.inf                  # finite there, but across the pole
     assert obj.value_grad(np.array([-3.0]))[0] == np.inf
