@@ -28,9 +28,9 @@ from convexcheck.budget import Budget, BudgetSpent, Deadline
 from convexcheck.composition.classify import classify
 from convexcheck.hessian.certificate import Certificate, axis_lengths
 from convexcheck.problem import entrywise
-from convexcheck.problem.admissible import not_real, satisfies
+from convexcheck.problem.admissible import check_sizes, not_real, satisfies
 from convexcheck.problem.model import Attributes, Declaration, Part, Problem
-from convexcheck.problem.reader import load_problem
+from convexcheck.problem.reader import ProblemError, load_problem
 from convexcheck.problem.shapes import Shape, shape_of
 from convexcheck.report import PartReport, Report, Side
 from convexcheck.witness.chords import chord_witnesses, kinked
@@ -185,22 +185,13 @@ def _part(problem: Problem, part: Part, names: list[str], run: _Run, bar) -> Par
         return PartReport(part, names, convex, concave, budget=spent.stage)
     want = tuple(side for side, done in (("convex", cert.convex), ("concave", cert.concave)) if not done)
     guarded_by = shared.guards[0] if shared and len(shared.guards) >= GUARD_MEMBERS and len(want) < 2 else None
-    samples = run.samples if want else 0 if guarded_by else min(run.samples, GUARD_SAMPLES)
-    local, fixed = _local(problem, part.expr, run.fixed)
-    try:
-        evidence = search(part.expr, local, names, samples=samples, seed=run.seed, sizes=run.sizes, want=want,
-                          progress=run.progress, fixed=fixed, guard=GUARD_SAMPLES if len(want) < 2 and not
-                          guarded_by else 0, deadline=deadline) if names and samples else None
-        evidence = _with_chords(part.expr, local, names, evidence, want, run, fixed, guarded_by is None)
-    except BudgetSpent:
-        evidence = None                             # spent before the first point: nothing seen
+    evidence = _evidence(problem, part, names, want, guarded_by is None, run)
     inconsistencies = _guard(cert, evidence)
     if shared is not None and guarded_by is None and len(want) < 2 and evidence is not None and evidence.samples:
         shared.guards.append(part.label)
     if shared is not None:
         shared.withdrawn.update({k: f"{why} (on {part.label}, of the same shape)"
                                  for k, why in inconsistencies.items()})
-    evidence = _with_data(evidence, run.fixed)
     convex, concave = (_side(kind, cert, None if kind in inconsistencies else evidence, conditions, deadline.spent)
                        for kind in KINDS)
     bar.update(1)
@@ -252,12 +243,49 @@ def _local(problem: Problem, expr, fixed: dict[str, np.ndarray]) -> tuple[Proble
     return dataclasses.replace(problem, declarations=kept), {n: v for n, v in fixed.items() if n in present}
 
 
-def _with_data(evidence, fixed: dict[str, np.ndarray]):
-    """`evidence` whose witnesses' points hold every given parameter value again (`_local`
-    sampled without those its part does not read)."""
-    if evidence is None or not fixed:
+def _evidence(problem: Problem, part: Part, names: list[str], want: tuple[str, ...], own_guard: bool, run: _Run):
+    """Sampling and chords for one part: witnesses of the sides in `want`, and with
+    `own_guard` the guard's points for its proven sides; None where nothing is sampled
+    (or the budget was spent before the first point). A part of a shape is sampled in
+    its canonical form (`shape_of`: the same points, drawn from the same declarations), so
+    its compiled Hessian is built once per shape; its witnesses are read back in its own
+    names, their points with every given parameter value. Errors name the part's own
+    declarations: sizes are checked in its own names first, and a declaration no value
+    can be drawn for is sampled again in them to say so."""
+    samples = run.samples if want else min(run.samples, GUARD_SAMPLES) if own_guard else 0
+    if not names or not samples:
+        return None
+    local, fixed = _local(problem, part.expr, run.fixed)
+    check_sizes(local, run.sizes, fixed)
+    shape = shape_of(problem, part.expr)
+    forms = [(part.expr, local, fixed, {})]
+    if shape.key is not None:
+        own = {old: new for new, old in shape.names.items()}
+        given = {own.get(n, n): v for n, v in fixed.items()}
+        forms.insert(0, (shape.expr, dataclasses.replace(problem, declarations=shape.declarations), given, shape.names))
+    guard = GUARD_SAMPLES if own_guard and len(want) < 2 else 0
+    for k, (expr, sampled, given, back) in enumerate(forms):
+        try:
+            evidence = search(expr, sampled, names, samples=samples, seed=run.seed, sizes=run.sizes, want=want,
+                              progress=run.progress, fixed=given, guard=guard, deadline=run.deadline)
+            evidence = _with_chords(expr, sampled, names, evidence, want, run, given, own_guard)
+        except BudgetSpent:
+            return None                             # spent before the first point: nothing seen
+        except ProblemError:
+            if k + 1 == len(forms):
+                raise
+            continue                                # say it in the part's own names
+        return _with_data(evidence, run.fixed, back)
+    raise AssertionError("unreachable: the last form returns or raises")
+
+
+def _with_data(evidence, fixed: dict[str, np.ndarray], back: dict[str, str]):
+    """`evidence` whose witnesses' points are in the part's own names (`back`: canonical
+    name -> own) and hold every given parameter value again (`_local` sampled without
+    those the part does not read)."""
+    if evidence is None or not (fixed or back):
         return evidence
-    found = {f"{k}_witness": dataclasses.replace(w, point={**fixed, **w.point})
+    found = {f"{k}_witness": dataclasses.replace(w, point={**fixed, **{back.get(n, n): v for n, v in w.point.items()}})
              for k in KINDS if (w := getattr(evidence, f"{k}_witness")) is not None}
     return dataclasses.replace(evidence, **found) if found else evidence
 

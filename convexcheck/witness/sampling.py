@@ -24,7 +24,7 @@ import scipy.sparse.linalg  # noqa: F401 (re-exported)
 import tensorcalc
 from convexcheck.budget import NEVER, Deadline
 from convexcheck.problem.admissible import SCALES, SizeError, check_sizes, sample_point, sample_value, satisfies  # noqa: F401
-from convexcheck.problem.model import Problem
+from convexcheck.problem.model import Declarations, Part, Problem
 from convexcheck.witness.sampled_hessians import (
     DenseHessian,
     HessianOperator,
@@ -35,6 +35,7 @@ from convexcheck.witness.sampled_hessians import (
     work,
 )
 from tensorcalc.dag import Expr
+from tensorcalc.memo import memoized
 
 KINDS = ("convex", "concave")
 STEPS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)   # relative step sizes of the second difference
@@ -45,6 +46,7 @@ WORK_LIMIT = 5e11       # floating-point operations of one search: about two min
 GUARD_TOLERANCE = 1e-6                     # relative curvature that contradicts a proof
 GUARD_FLOOR = 1e-9      # below this curvature scale, rounding noise of an affine function: only a witness counts
 NOISE = 1e3 * np.finfo(float).eps          # relative rounding error allowed per evaluation
+PLANS = 64                                 # compiled Hessians kept (`_built`)
 
 
 @dataclass(frozen=True)
@@ -222,6 +224,14 @@ def _plan(expr, problem: Problem, variables: list[str], sizes, want, fixed):
     _check_arguments(expr, problem, variables, want)
     check_sizes(problem, sizes, fixed)
     check_nodes([expr], problem, sizes, "the expression")          # what `verify` evaluates
+    return _built(expr, tuple(variables), Declarations(problem.declarations), tuple(sorted((sizes or {}).items())))
+
+
+@memoized(maxsize=PLANS)
+def _built(expr, variables: tuple[str, ...], declarations: Declarations, sizes: tuple):
+    """The compiled Hessian of `_plan`, kept for the next search of the same expression with
+    the same declarations and sizes (the parts of one shape, searched in canonical names)."""
+    problem, sizes = Problem(declarations, "expression", Part("expression", "", expr, "any")), dict(sizes)
     layout = Layout.build(problem, list(variables), sizes)
     xs = var_nodes(expr, problem, list(variables))
     check = lambda exprs: check_nodes(exprs, problem, sizes, f"the Hessian in {', '.join(variables)}")  # noqa: E731
