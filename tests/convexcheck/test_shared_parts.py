@@ -197,3 +197,28 @@ def test_a_representative_whose_guard_saw_no_point_vouches_for_nobody(monkeypatc
     report = convexcheck.analyze(text, samples=5)
     assert [p.guarded_by for p in report.constraints] == [None, None, None, "constraint 2", "constraint 2"]
     assert all(p.convex.status == "proven" for p in report.constraints)
+
+
+def test_errors_name_the_parts_own_declarations():
+    from convexcheck.problem.admissible import SizeError
+    text = ("variable x[n]\nparameter a1[n, n]\nparameter a2[n, n]\nminimize 0\nsubject to\n"
+            "  sum(x) + sum(a1) <= 1\n  sum(x) + sum(a2) <= 1\n")
+    with pytest.raises(SizeError, match=r"parameter a1\[n, n\]"):
+        convexcheck.analyze(text, samples=5, dims={"n": 100_000})
+
+
+def test_a_declaration_without_a_value_is_named_as_written(monkeypatch):
+    from convexcheck.problem import admissible
+    from convexcheck.problem.reader import ProblemError
+    sample_value = admissible.sample_value
+
+    def none_above_one(attrs, *args, **kwargs):
+        if attrs.lower == 1.0:
+            raise admissible.SampleError("no value (a test)")
+        return sample_value(attrs, *args, **kwargs)
+    monkeypatch.setattr(admissible, "sample_value", none_above_one)
+    text = ("variable x\nparameter a1 > 1\nparameter a2 > 1\nminimize 0\nsubject to\n"
+            "  a1 * x^2 <= 1\n  a2 * x^2 <= 1\n")
+    with pytest.raises(ProblemError, match="parameter 'a1'") as raised:
+        convexcheck.analyze(text, samples=5)
+    assert "_p0_" not in str(raised.value)
