@@ -12,6 +12,14 @@ each side not yet decided is `unknown` with the reason "budget spent on <the ste
 sides already proven or disproved keep their verdicts, and no proof comes from
 unfinished work. `progress` shows a bar over the parts when the analysis takes more than
 a second.
+
+Parts of one shape (`problem.shapes`: the same expression up to parameter names, every
+name declared alike; 500 norm constraints, one point each) share one certificate and its
+conditions (a proof reads declared attributes, never data), and one compiled Hessian for
+sampling. The guard samples the proven sides of the first GUARD_MEMBERS of them (its
+representatives, named in `PartReport.guarded_by` of the others); a proof it withdraws
+is withdrawn for the whole shape. A side left unproven is searched on every part, at its
+own data (a witness is data-specific).
 """
 from __future__ import annotations
 
