@@ -45,6 +45,7 @@ MU0 = 0.1            # the first barrier parameter
 SHIFT0 = 1e-8        # first shift of a Newton matrix that is not positive definite (x its Hessian)
 ROUNDING = 1e-12     # or (x its largest entry) the rounding of the barrier terms, if larger
 KAPPA = 1e10         # duals stay within this factor of mu / gap
+THETA_MAX = 1e4      # the merit is inf where the infeasibility passes this times max(1, the start's)
 
 
 @dataclass
@@ -143,6 +144,7 @@ class Interior:
         self.count = (int(xp.sum(~self.eq)) + int(xp.sum(self.hasL)) + int(xp.sum(self.hasU)) + self.degree
                       + self.soc.count)
         self.penalty = 0.0         # of the merit's infeasibility term; never decreases
+        self.theta_max = math.inf  # the largest infeasibility the merit admits, set by `pathfollow.solve`
         # a block-diagonal Hessian is kept as `Blocks` (see `lowrank`) where nothing adds
         # a dense term to it: no cones, no coordinates to reduce, affine constraints only
         self.blocks = self.space.identity and not self.degree and not len(cons.cones) and cons.affine()
@@ -259,15 +261,12 @@ class Interior:
 
     # ------------------------------------------------------------------ the Newton step
     def system(self, st: State, pt: Point) -> System:
-        """The factored Newton matrix K = W + J_i' S^-1 Lam J_i + D + C at st, shifted by
-        a multiple of I where not positive definite, and with equalities K^-1 J_e' and
-        the Schur complement J_e K^-1 J_e'. A block-diagonal W is factored by blocks
-        (`lowrank`) unless a block is not positive definite. With equalities K holds
-        rho J_e' J_e too (rho: W's largest diagonal entry over J_e's largest column's
-        squared norm) and `step` adds -rho J_e' r_e: the same step in exact arithmetic
-        (rho J_e' (J_e dy + r_e) = 0), but K is no longer near singular along a direction
-        that only the equalities fix (rel_entr is homogeneous: W p = 0 along (p, q), and
-        J_e K^-1 J_e' spread beyond what `schur` resolves, leaving violations of 4e-10)."""
+        """The factored Newton matrix K = W + J_i' S^-1 Lam J_i + D + C at st, shifted by a
+        multiple of I where not positive definite, and with equalities K^-1 J_e' and the
+        Schur complement J_e K^-1 J_e'; a block-diagonal W by blocks (`lowrank`). With
+        equalities K holds rho J_e' J_e (rho: W's largest diagonal over J_e's largest
+        squared column norm) and `step` adds -rho J_e' r_e: the same step exactly, but K
+        no longer near singular where only equalities fix a direction (rel_entr)."""
         xp, eq = self.xp, self.eq
         if pt.H is None:
             pt.H = self.point(st).H
@@ -344,10 +343,11 @@ class Interior:
 
     # ------------------------------------------------------------------ the merit
     def merit(self, st: State, pt: Point, mu: float) -> float:
-        """The barrier function plus `penalty` times the l1 norm of the infeasibility (the
-        merit of Nocedal and Wright's Algorithm 19.2); inf outside the domain."""
+        """The barrier plus `penalty` times the l1 infeasibility (Nocedal and Wright, Alg. 19.2);
+        inf outside the domain and past `theta_max` (Waechter and Biegler: power(x, 8) <= 1
+        from x = 0 took a 1e8 step, violation 1e64, at a feasible start's penalty 0)."""
         xp = self.xp
-        if not finite(self, pt):
+        if not finite(self, pt) or self.infeasibility(st, pt) > self.theta_max:
             return math.inf
         dl, du = self.gaps(st)
         logs = (float(xp.sum(xp.log(st.s))) + float(xp.sum(xp.where(self.hasL, xp.log(dl), 0.0)))

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solvers.constrained.feasibility import INFEASIBLE
-from solvers.constrained.interior import Interior, Point, PrimalDualStep, State, System, curvature, finite
+from solvers.constrained.interior import THETA_MAX, Interior, Point, PrimalDualStep, State, System, curvature, finite
 from solvers.methods.history import HEADER, Clock, Iteration, optimize_result, row
 from solvers.methods.options import Options
 from solvers.numerics import cone
@@ -82,6 +82,7 @@ def solve(ip: Interior, y0: Array, max_iter: int, sign: float = 1.0) -> Result:
     st = ip.start(y0)
     with clock("eval"):
         pt = ip.point(st, hessian=False)
+    ip.theta_max = THETA_MAX * max(1.0, ip.infeasibility(st, pt))
     if opts.verbose:
         print(HEADER)
     with np.errstate(all="ignore"):    # iterates running off (infeasible constraints) end in a status

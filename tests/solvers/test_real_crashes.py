@@ -122,19 +122,16 @@ def test_inconsistent_dependent_equalities_are_infeasible(kind):
 
 # ----------------------------------------------------------------------------- power constraints
 
-THETA_MAX = pytest.mark.xfail(strict=False, reason=(
-    "needs IPOPT's theta_max in the interior-point merit (interior.py/pathfollow.py, issue 26): a trial "
-    "whose infeasibility exceeds 1e4 max(1, infeasibility at the start) is rejected; measured: converges"))
-POWERS = [pytest.param(8, "<=", marks=THETA_MAX), pytest.param(6, "<=", marks=THETA_MAX),
-          pytest.param(10, "<=", marks=THETA_MAX), (4.5, "<="), (3, "<="), (0.8, ">="), (0.5, ">=")]
+POWERS = [(8, "<="), (6, "<="), (10, "<="), (4.5, "<="), (3, "<="), (0.8, ">="), (0.5, ">=")]
 
 
 @pytest.mark.parametrize("p, relation", POWERS)
 def test_power_constraints(p, relation):
     """power(x, 8) <= 1 from x = 0, where the constraint's gradient and curvature vanish:
     the Newton matrix is 1e-8 I, the first step 1e8 long, and the merit (penalty 0, since
-    the start is feasible) accepts x = 1e8 with violation 1e64; the iterates then crawl
-    back by a factor 7/8 per iteration."""
+    the start is feasible) accepted x = 1e8 with violation 1e64, and the iterates crawled
+    back by a factor 7/8 per iteration; the merit now refuses a trial whose infeasibility
+    passes theta_max (Waechter and Biegler), 1e4 times the start's or 1."""
     x = cp.Variable(3)
     if relation == "<=":
         problem = cp.Problem(cp.Minimize(-cp.sum(x)), [cp.power(x, p) <= 1])
