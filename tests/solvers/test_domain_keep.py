@@ -12,6 +12,7 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 import pytest
+from cvxpy_reference import close, reference
 
 import solvers
 from benchmarks.real_cases import rel_entr_two_distributions
@@ -20,16 +21,6 @@ from solvers.objective.smooth import Objective
 from solvers.task.prepare import read
 
 Q = np.array([0.2, 0.3, 0.5])
-
-
-def reference(problem: cp.Problem) -> float:
-    problem.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
-    assert problem.status == "optimal", problem.status
-    return float(problem.value)
-
-
-def close(got: float, ref: float, rtol: float = 1e-6) -> bool:
-    return abs(got - ref) <= rtol * max(1.0, abs(ref))
 
 
 def _kl_simplex() -> cp.Problem:

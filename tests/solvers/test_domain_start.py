@@ -12,6 +12,7 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 import pytest
+from cvxpy_reference import close, reference
 
 import solvers
 import tensorcalc as tc
@@ -60,16 +61,6 @@ CVXPY = {
     "least_norm": lambda: (lambda x: cp.Problem(cp.Minimize(cp.norm(x, 2)), [A @ x == B]))(cp.Variable(12, name="x")),
     "sqrt_in_constraint": lambda: (lambda x: cp.Problem(cp.Minimize(C @ x), [cp.sqrt(x) >= 0.5]))(_x()),
 }
-
-
-def reference(problem: cp.Problem) -> float:
-    problem.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
-    assert problem.status == "optimal", problem.status
-    return float(problem.value)
-
-
-def close(got: float, ref: float, rtol: float = 1e-6) -> bool:
-    return abs(got - ref) <= rtol * max(1.0, abs(ref))
 
 
 INSIDE = {"log_det_psd"}      # a PSD variable log_det reads is declared pd: it starts at the identity
