@@ -38,9 +38,15 @@ def _shape_carriers(task: Task, expr: Expr, present) -> dict[str, Array]:
     """Arrays of the shapes of the variables that name an axis of `expr` without being
     read by it (an epigraph variable keeps the axes of the kink it replaced, which a
     parameter of the objective may name): the compiled row reads those lengths from them."""
-    owners = {a.var for node in dag.topo(expr) for a in node.axes} - set(present) - {""}
+    owners = _axis_owners(expr) - set(present)
     shapes = {v.name: v.shape for v in task.free if v.name in owners}
     return {**{n: np.zeros(s) for n, s in shapes.items()}, **{n: task.fixed[n] for n in owners & task.fixed.keys()}}
+
+
+@memoized(maxsize=1024)
+def _axis_owners(expr: Expr) -> frozenset:
+    """The variables naming an axis of some node of `expr` (depends on `expr` alone)."""
+    return frozenset(a.var for node in dag.topo(expr) for a in node.axes) - {""}
 
 
 class Part:
@@ -138,14 +144,23 @@ class Rows:
         self.program = _rows_program(constraint.expr, names)
         self.affine = self.part.affine
         self._linear: tuple[Array, Array] | None = None
-        c = self._evaluate(y0)[0]
+        c, J = self._evaluate(y0)
         self.shape, self.rows = tuple(c.shape), int(c.size)
+        self._keep_linear(c.reshape(-1), self._in_y(J), y0)         # an affine g: evaluated once, here
         self.weight = _fresh("w_rows", tuple(task.fixed) + tuple(v.name for v in task.free))
-        weighted = dataclasses.replace(constraint, expr=dag.product(
-            dag.var(self.weight, constraint.expr.axes), constraint.expr,
-            (dag.LETTERS[:len(self.shape)],) * 2 + ("",)))
-        fixed = {**task.fixed, self.weight: np.zeros(self.shape)}
-        self.weighted = Part(dataclasses.replace(task, fixed=fixed), weighted, view)
+        self._task, self._weighted = task, None
+
+    @property
+    def weighted(self) -> Part:
+        """The `Part` of the scalar w . g, built at its first use (an affine g never needs it)."""
+        if self._weighted is None:
+            constraint, task = self.constraint, self._task
+            weighted = dataclasses.replace(constraint, expr=dag.product(
+                dag.var(self.weight, constraint.expr.axes), constraint.expr,
+                (dag.LETTERS[:len(self.shape)],) * 2 + ("",)))
+            fixed = {**task.fixed, self.weight: np.zeros(self.shape)}
+            self._weighted = Part(dataclasses.replace(task, fixed=fixed), weighted, self.view)
+        return self._weighted
 
     def _evaluate(self, y):
         obj, xp = self.part.obj, self.view.xp
@@ -164,9 +179,13 @@ class Rows:
             return J @ y + offset, J
         c, J = self._evaluate(y)
         c, J = c.reshape(-1), self._in_y(J)
+        self._keep_linear(c, J, y)
+        return c, J
+
+    def _keep_linear(self, c, J, y):
+        """Keep an affine g's (J, c - J y) from its values c and Jacobian J at y, when finite."""
         if self.affine and bool(self.view.xp.isfinite(c).all()):
             self._linear = (J, c - J @ y)
-        return c, J
 
     def _in_y(self, J):
         """Jacobian columns of the part's variables scattered into y's coordinates."""

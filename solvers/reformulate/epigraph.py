@@ -83,8 +83,11 @@ def lift(task: Task) -> Lifted:
     added: list[str] = []
     labels: list[str] = []
     starts: dict[str, list] = {T.name: [] for _, T in vectors}
-    for fn, args, t in sites:
-        values = [_value(A, task, x0) for A in args]
+    known: dict[Expr, np.ndarray] = {}
+    for k, (fn, args, t) in enumerate(sites):
+        if any(A not in known for A in args):        # a wave: every argument whose variables have starts now
+            known.update(_start_values(tuple(A for _, rest, _ in sites[k:] for A in rest), task, x0))
+        values = [known[A] if A in known else _value(A, task, x0) for A in args]
         start = np.max([np.abs(v) for v in values], axis=0) + 1.0       # strictly inside every row
         if isinstance(t, Var):
             free.append(Free(t.name, values[0].shape, _attributes(fn)))
@@ -290,6 +293,25 @@ def _negates(node: Expr, b: Expr) -> bool:
     if isinstance(b, Const):
         return isinstance(node, Const) and node.axes == b.axes and node.value == -b.value
     return isinstance(node, Elementwise) and node.fn == "neg" and node.args[0] is b
+
+
+def _start_values(args: tuple[Expr, ...], task: Task, x0: dict) -> dict[Expr, np.ndarray]:
+    """The arguments whose variables all have a start in x0 or data, at the start (as
+    `_value` gives them), from one compiled call kept per tuple of arguments: a warm
+    re-solve evaluates no site on its own. The others are not in the answer."""
+    known = x0.keys() | task.fixed.keys()
+    batch = tuple(dict.fromkeys(A for A in args if variables(A).keys() <= known))
+    if not batch:
+        return {}
+    names = {n for A in batch for n in variables(A)}
+    values = {n: np.asarray(x0[n] if n in x0 else task.fixed[n]) for n in names}
+    return {A: np.asarray(v, dtype=float) for A, v in zip(batch, _program(batch)(values))}
+
+
+@memoized(maxsize=64)
+def _program(args: tuple[Expr, ...]) -> Callable:
+    """One compiled function of every argument in `args`."""
+    return tc.compile(list(args))
 
 
 def _value(A: Expr, task: Task, x0: dict) -> np.ndarray:

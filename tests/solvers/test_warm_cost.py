@@ -1,0 +1,71 @@
+"""A warm re-solve (issue 26: the second `solvers.minimize` of one CVXPY problem) redoes no
+work that depends only on the expressions: the epigraph sites' starts come from one kept
+compiled call (no `tc.evaluate` per site), an affine tensor constraint is evaluated once
+(at the start, which also gives its shape), and the weighted part of a tensor constraint,
+needed only for the Hessian of a curved one, is never built for an affine one. Spy counts,
+not wall time; the answers of the cold and the warm solve agree."""
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+import solvers
+from solvers.objective import constraints
+from solvers.reformulate import epigraph
+from solvers.task.prepare import prepare
+
+
+def _fuel(T: int = 6) -> cp.Problem:
+    """Minimum fuel control: abs kinks (epigraph sites) and affine tensor constraints only."""
+    A = np.array([[1.0, 1.0], [0.0, 1.0]])
+    B = np.array([[0.5], [1.0]])
+    x, u = cp.Variable((2, T + 1), name="x"), cp.Variable((1, T), name="u")
+    rows = [x[:, 0] == np.array([1.0, 0.0]), x[:, T] == 0]
+    rows += [x[:, t + 1] == A @ x[:, t] + B @ u[:, t] for t in range(T)]
+    return cp.Problem(cp.Minimize(cp.sum(cp.abs(u))), rows + [u <= 1, u >= -1])
+
+
+class _Spy:
+    """Counts calls of `owner.name` while installed (monkeypatch undoes it)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> None:
+        self.calls, inner = 0, getattr(owner, name)
+
+        def counted(*args, **kwargs):
+            self.calls += 1
+            return inner(*args, **kwargs)
+        monkeypatch.setattr(owner, name, counted)
+
+
+def test_a_warm_solve_evaluates_no_site_on_its_own_and_each_affine_row_block_once(monkeypatch):
+    problem = _fuel()
+    cold = solvers.minimize(problem, method="auto")
+    assert cold.status == 0, cold.message
+    site = _Spy(monkeypatch, epigraph, "_value")
+    rows_built = _Spy(monkeypatch, constraints.Rows, "__init__")
+    rows_evaluated = _Spy(monkeypatch, constraints.Rows, "_evaluate")
+    parts_built = _Spy(monkeypatch, constraints.Part, "__init__")
+    warm = solvers.minimize(problem, method="auto")
+    assert site.calls == 0                                   # every site start from the kept compiled call
+    assert rows_built.calls > 0                              # the problem does have tensor constraints
+    assert rows_evaluated.calls == rows_built.calls          # affine: evaluated at the start only
+    assert parts_built.calls < 2 * rows_built.calls          # no weighted part beside each affine block
+    assert (warm.status, warm.message) == (cold.status, cold.message)
+    assert warm.fun == pytest.approx(cold.fun, rel=1e-9, abs=1e-12)
+    for name, value in cold.x.items():
+        np.testing.assert_allclose(warm.x[name], value, rtol=1e-9, atol=1e-12)
+
+
+def test_the_starts_of_nested_sites_come_from_the_kept_calls_in_waves():
+    """t_max's site reads t_abs, added by the same lift: its start is evaluated in a second
+    wave, after t_abs has one; both are max |argument| + 1 as one-by-one evaluation gives."""
+    rng = np.random.default_rng(3)
+    A, b, x0 = rng.standard_normal((5, 3)), rng.standard_normal(5), np.full(3, 0.3)
+    text = "parameter A[5, 3]\nparameter b[5]\nvariable x[3]\nminimize max(abs(A * x - b)) + sum(x.^2)\n"
+    for _ in range(2):                                       # cold, then from the kept programs
+        lifted = epigraph.lift(prepare(text, {"A": A, "b": b}, {"x": x0}))
+        assert lifted.added == ("t_abs", "t_max")
+        starts = lifted.task.x0
+        np.testing.assert_allclose(starts["t_abs"], np.abs(A @ x0 - b) + 1, rtol=1e-13)
+        assert float(starts["t_max"]) == pytest.approx(float(np.max(starts["t_abs"])) + 1, rel=1e-13)
