@@ -83,12 +83,9 @@ def lift(task: Task) -> Lifted:
     added: list[str] = []
     labels: list[str] = []
     starts: dict[str, list] = {T.name: [] for _, T in vectors}
-    known: dict[Expr, np.ndarray] = {}
-    for k, (fn, args, t) in enumerate(sites):
-        if any(A not in known for A in args):        # a wave: every argument whose variables have starts now
-            known.update(_start_values(tuple(A for _, rest, _ in sites[k:] for A in rest), task, x0))
-        values = [known[A] if A in known else _value(A, task, x0) for A in args]
-        start = np.max([np.abs(v) for v in values], axis=0) + 1.0       # strictly inside every row
+    for (fn, args, t), values in zip(sites, _site_values(sites, task)):
+        values = values if values is not None else [_value(A, task, x0) for A in args]
+        start = _start(values)
         if isinstance(t, Var):
             free.append(Free(t.name, values[0].shape, _attributes(fn)))
             x0[t.name] = start
@@ -293,6 +290,30 @@ def _negates(node: Expr, b: Expr) -> bool:
     if isinstance(b, Const):
         return isinstance(node, Const) and node.axes == b.axes and node.value == -b.value
     return isinstance(node, Elementwise) and node.fn == "neg" and node.args[0] is b
+
+
+def _start(values: list) -> np.ndarray:
+    """An epigraph variable's start: strictly inside every row, max |argument| + 1."""
+    return np.max([np.abs(v) for v in values], axis=0) + 1.0
+
+
+def _site_values(sites: list, task: Task) -> list:
+    """Each site's argument values at the start, in waves of one kept compiled call each:
+    the sites reading only the task's starts and data, then those reading the variables
+    the first wave added, and so on (a max of lifted abs); None for a site no wave reaches
+    (one reading an entry of a vector variable), which `_value` evaluates as before."""
+    found: list = [None] * len(sites)
+    starts = dict(task.x0)
+    while pending := [k for k, v in enumerate(found) if v is None]:
+        known = _start_values(tuple(A for k in pending for A in sites[k][1]), task, starts)
+        ready = [k for k in pending if all(A in known for A in sites[k][1])]
+        if not ready:
+            break
+        for k in ready:
+            found[k] = [known[A] for A in sites[k][1]]
+            if isinstance(sites[k][2], Var):
+                starts[sites[k][2].name] = _start(found[k])
+    return found
 
 
 def _start_values(args: tuple[Expr, ...], task: Task, x0: dict) -> dict[Expr, np.ndarray]:
