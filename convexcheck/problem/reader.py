@@ -17,13 +17,14 @@ import os
 import re
 import threading
 from collections import OrderedDict
+from functools import cached_property
 from typing import NoReturn
 
 import tensorcalc as tc
 from convexcheck.problem.declarations import check_name, declaration
 from convexcheck.problem.defines import read_define, substitute
 from convexcheck.problem.model import Attributes, Declaration, Part, Problem
-from convexcheck.problem.statements import TextStatement, line_col
+from convexcheck.problem.statements import Lines, TextStatement, line_col
 from tensorcalc import Expr, ParseError, TensorCalcError, memo
 from tensorcalc.collector import pausing
 from tensorcalc.language.meaning import build, declarations
@@ -213,8 +214,12 @@ class _Source:
         return stmt
 
     def where(self, node: Syntax) -> tuple[int, int]:
-        """(line, column) of the first character of node's text."""
-        return line_col(self.text, node.start)
+        """(line, column) of the first character of node's text (the line starts found once)."""
+        return self.lines.line_col(node.start)
+
+    @cached_property
+    def lines(self) -> Lines:
+        return Lines(self.text)
 
     def shown(self, start: int, end: int) -> str:
         """The text between two offsets, comments dropped, on one line."""
@@ -243,9 +248,10 @@ def _parts(src: _Source, statements: list[Statement], decls: dict[str, Declarati
     """((sense, objective Part), constraint Parts) from the statements."""
     dims = {n: d.dims for n, d in decls.items()}
     dims.update({n: d.dims for n, d in src.defines.items()})
-    scope = (dims, {**decls, **{n: d.declaration() for n, d in src.defines.items()}})
+    orders = {n: len(d) for n, d in dims.items()}      # once: a part then costs what its own text does
+    scope = (dims, orders, {**decls, **{n: d.declaration() for n, d in src.defines.items()}})
     for k, let in enumerate(src.lets):                 # each let once, used or not
-        _, err = _try(build, src.text, let.expr, {n: len(d) for n, d in dims.items()}, dims, src.lets[:k])
+        _, err = _try(build, src.text, let.expr, orders, dims, src.lets[:k])
         if err is not None:
             src.fail(getattr(err, "reason", str(err)), getattr(err, "line", 0), getattr(err, "column", 0))
     objective: tuple[str, Part] | None = None
@@ -306,8 +312,7 @@ def _analyse(src: _Source, node: Syntax, label: str, scope, entrywise: bool = Fa
     """One part's expression: a scalar (with `entrywise`, a constraint, a tensor of any
     order: one constraint per entry) whose tied axes have equal dimensions, with the
     definitions it reads substituted."""
-    dims, decls = scope
-    orders = {n: len(d) for n, d in dims.items()}
+    dims, orders, decls = scope
     built, err = _try(build, src.text, node, orders, dims, src.lets, False, True)
     if isinstance(err, ParseError) and err.line:
         src.fail(err.reason, err.line, err.column)

@@ -7,6 +7,8 @@ definitions through it (`tensorcalc.parse_def` reads the definition's own text).
 """
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any, NamedTuple, NoReturn, Protocol
 
@@ -14,6 +16,23 @@ from typing import Any, NamedTuple, NoReturn, Protocol
 def line_col(text: str, offset: int) -> tuple[int, int]:
     """The 1-based (line, column) of character `offset` of `text`."""
     return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
+
+
+class Lines:
+    """The line starts of a text, found once: `line_col` of any offset of it then takes
+    O(log lines), not the O(offset) of the function `line_col` (called once per statement,
+    that is quadratic in the length of the text)."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """`line_col(text, offset)`, the same for every offset."""
+        if not 0 <= offset <= len(self.text):
+            return line_col(self.text, offset)
+        line = bisect_right(self.starts, offset)
+        return line, offset - self.starts[line - 1] + 1
 
 
 def offset_of(text: str, line: int, column: int) -> int:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Mapping, NoReturn
+from typing import Iterator, Mapping, NoReturn
 
 from tensorcalc import dag
 from tensorcalc.collector import pausing
@@ -50,7 +50,7 @@ class Input:
     expr: Expr
     wrt: str | None
     orders: dict[str, int]
-    declared: dict[str, dag.Var] = field(repr=False)
+    declared: Mapping[str, dag.Var] = field(repr=False)
 
     def derivative(self, order: int = 1, simplify: bool = True) -> Expr:
         """The derivative of `expr` with respect to `wrt` (which must be given)."""
@@ -101,16 +101,42 @@ def parse_expr(text: str, orders: dict[str, int], shapes: Mapping[str, tuple] | 
 
 def build(text: str, root: Syntax, orders: Mapping[str, int], dims: Mapping[str, tuple] | None = None,
           lets: tuple[Let, ...] = (), every_let: bool = False,
-          fixed_lengths: bool = False) -> tuple[Expr, dict[str, dag.Var]]:
+          fixed_lengths: bool = False) -> tuple[Expr, Mapping[str, dag.Var]]:
     """The expression `root` of `text` says, and the variables by name. `orders` gives each
-    name's order; `dims` (optional) each name's dimensions (names or lengths), which
-    matrix-notation operators check where they meet; `lets` are named expressions that
+    name's order (read, not copied: keep it unchanged while the result is used); `dims`
+    (optional) each name's dimensions (names or lengths), which matrix-notation operators
+    check where they meet; `lets` are named expressions that
     `root` (and later lets) may use: those it uses are analysed with it, or all of them
     with `every_let` (so that an unused let's errors are reported too). With
     `fixed_lengths` (an expression to evaluate, not only to differentiate), every axis
     must have its length fixed by a variable's axis or a constant index range: an axis
-    that only a constant brings (`sum(vector(1))`) is a ParseError at that constant."""
-    return _Analysis(text, dict(orders), dims).run(root, lets, every_let, fixed_lengths)
+    that only a constant brings (`sum(vector(1))`) is a ParseError at that constant.
+
+    The cost grows with the size of `root` (and the lets it uses), not with the number of
+    declared names: only the names it mentions get axis classes and variables; the others'
+    variables are built when the result is asked for them (`_Declared`)."""
+    return _Analysis(text, orders, dims).run(root, lets, every_let, fixed_lengths)
+
+
+class _Declared(Mapping[str, dag.Var]):
+    """Every declared name's variable, in the order of `orders`: those an expression
+    mentions with the axes its analysis gave them; any other, built when first asked for,
+    with axes of its own, Axis(name, k): no contraction ties them to another class."""
+
+    def __init__(self, orders: Mapping[str, int], mentioned: dict[str, dag.Var]):
+        self.orders, self.vars = orders, mentioned
+
+    def __getitem__(self, name: str) -> dag.Var:
+        var = self.vars.get(name)
+        if var is None:
+            var = self.vars[name] = dag.var(name, [Axis(name, k) for k in range(self.orders[name])])
+        return var
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.orders)
+
+    def __len__(self) -> int:
+        return len(self.orders)
 
 
 def declarations(decls: tuple[tuple[Token, Token], ...], text: str) -> dict[str, int]:
@@ -157,8 +183,8 @@ class _Analysis:
     """One analysis of one expression (and the lets it uses); `tensorcalc.language.meaning_rules` holds one
     rule per syntax kind for each pass."""
 
-    def __init__(self, text: str, orders: dict[str, int], dims: Mapping[str, tuple] | None):
-        self.text, self.orders = text, orders
+    def __init__(self, text: str, orders: Mapping[str, int], dims: Mapping[str, tuple] | None):
+        self.text, self.orders, self.dims = text, orders, dims or {}
         self.order: dict[Syntax, int | None] = {}
         self.row: set[Syntax] = set()                    # vectors written as rows (x')
         self.ids: dict[Syntax, tuple[int, ...]] = {}
@@ -169,17 +195,15 @@ class _Analysis:
         self.binding: dict[Syntax, Syntax] = {}          # a name node -> the let expression it names
         self.uf = UnionFind()
         self.constants = ConstantValues()
-        self.var_ids = {n: tuple(self.uf.new() for _ in range(k)) for n, k in orders.items()}
-        for name, ids in self.var_ids.items():
-            for k, (i, d) in enumerate(zip(ids, (dims or {}).get(name, ()))):
-                self.uf.dim[i] = d
+        self.var_ids: dict[str, tuple[int, ...]] = {}    # the declared names the nodes mention (_mention)
 
     def fail(self, node: Syntax, message: str) -> NoReturn:
         raise ParseError(message, self.text, node.line, node.column)
 
     def run(self, root: Syntax, lets: tuple[Let, ...], every_let: bool,
-            fixed_lengths: bool = False) -> tuple[Expr, dict[str, dag.Var]]:
+            fixed_lengths: bool = False) -> tuple[Expr, Mapping[str, dag.Var]]:
         nodes = self._nodes(root, lets, every_let)
+        self._mention(nodes)
         for node in nodes:
             self.order[node] = ORDER[node.kind](self, node)
         if self.order[root] is None:
@@ -194,10 +218,20 @@ class _Analysis:
         if fixed_lengths:
             self._check_lengths(nodes)
         canon = self._canonical(nodes)
-        declared = {n: dag.var(n, [canon[self.uf.find(i)] for i in ids]) for n, ids in self.var_ids.items()}
+        mentioned = {n: dag.var(n, [canon[self.uf.find(i)] for i in ids]) for n, ids in self.var_ids.items()}
         for node in nodes:
-            self._build(node, tuple(canon[self.uf.find(i)] for i in self.ids[node]), declared)
-        return self.built[root], declared
+            self._build(node, tuple(canon[self.uf.find(i)] for i in self.ids[node]), mentioned)
+        return self.built[root], _Declared(self.orders, mentioned)
+
+    def _mention(self, nodes: list[Syntax]) -> None:
+        """Axis classes (with their declared dimensions) for each declared name that a
+        name or an access among `nodes` reads, in the order of first mention."""
+        for node in nodes:
+            name = node.value if node.kind == "name" else node.value[0] if node.kind == "access" else None
+            if name in self.orders and name not in self.var_ids:
+                ids = self.var_ids[name] = tuple(self.uf.new() for _ in range(self.orders[name]))
+                for i, d in zip(ids, self.dims.get(name, ())):
+                    self.uf.dim[i] = d
 
     def _build(self, node: Syntax, axes: tuple[Axis, ...], declared) -> None:
         try:

@@ -5,7 +5,7 @@ not import the module that calls them.
 """
 from __future__ import annotations
 
-from typing import Any, NoReturn, Protocol
+from typing import Any, Mapping, NoReturn, Protocol
 
 from tensorcalc.dag import Expr
 from tensorcalc.language.axis_classes import UnionFind
@@ -16,7 +16,7 @@ class Analysis(Protocol):
     """One analysis of one expression, as the rules see it (one table entry per pass)."""
 
     text: str                                     # the source, for messages
-    orders: dict[str, int]                        # declared names -> their orders
+    orders: Mapping[str, int]                     # declared names -> their orders
     order: dict[Syntax, int | None]               # pass 1: every node's order (None: not yet fixed)
     row: set[Syntax]                              # vectors written as rows (x')
     ids: dict[Syntax, tuple[int, ...]]            # pass 2: every node's axis classes
@@ -25,7 +25,7 @@ class Analysis(Protocol):
     misfits: dict[Syntax, tuple[str, str]]        # products whose operands do not fit
     binding: dict[Syntax, Syntax]                 # a name node -> the let expression it names
     uf: UnionFind                                 # the axis classes
-    var_ids: dict[str, tuple[int, ...]]           # each variable's axis classes
+    var_ids: dict[str, tuple[int, ...]]           # axis classes of each declared name the nodes read
 
     def fail(self, node: Syntax, message: str) -> NoReturn:
         """Raise a ParseError pointing at `node`."""
