@@ -228,7 +228,7 @@ class _Analysis:
         name or an access among `nodes` reads, in the order of first mention."""
         for node in nodes:
             name = node.value if node.kind == "name" else node.value[0] if node.kind == "access" else None
-            if name in self.orders and name not in self.var_ids:
+            if isinstance(name, str) and name in self.orders and name not in self.var_ids:
                 ids = self.var_ids[name] = tuple(self.uf.new() for _ in range(self.orders[name]))
                 for i, d in zip(ids, self.dims.get(name, ())):
                     self.uf.dim[i] = d
