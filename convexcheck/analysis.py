@@ -266,7 +266,7 @@ def _evidence(problem: Problem, part: Part, names: list[str], want: tuple[str, .
     local, fixed = _local(problem, part.expr, run.fixed)
     check_sizes(local, run.sizes, fixed)
     shape = shape_of(problem, part.expr)
-    forms = [(part.expr, local, fixed, {})]
+    forms: list[tuple[Any, Problem, dict, dict]] = [(part.expr, local, fixed, {})]
     if shape.key is not None:
         own = {old: new for new, old in shape.names.items()}
         given = {own.get(n, n): v for n, v in fixed.items()}

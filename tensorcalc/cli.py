@@ -21,7 +21,7 @@ import os
 import re
 import sys
 import warnings
-from typing import Callable, NamedTuple, TypeVar
+from typing import Callable, Mapping, NamedTuple, TypeVar
 
 from tensorcalc import dag
 from tensorcalc.dag import Axis, Expr, Var
@@ -44,7 +44,7 @@ class Source(NamedTuple):
     does not use), and the names differentiated when --wrt is not given."""
 
     expr: Expr
-    variables: dict[str, Var]
+    variables: Mapping[str, Var]
     wrt: tuple[str, ...]
 
 

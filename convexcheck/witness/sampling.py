@@ -228,10 +228,11 @@ def _plan(expr, problem: Problem, variables: list[str], sizes, want, fixed):
 
 
 @memoized(maxsize=PLANS)
-def _built(expr, variables: tuple[str, ...], declarations: Declarations, sizes: tuple):
+def _built(expr, variables: tuple[str, ...], declarations: Declarations, sized: tuple):
     """The compiled Hessian of `_plan`, kept for the next search of the same expression with
-    the same declarations and sizes (the parts of one shape, searched in canonical names)."""
-    problem, sizes = Problem(declarations, "expression", Part("expression", "", expr, "any")), dict(sizes)
+    the same declarations and sizes (`sized`: their sorted items; the parts of one shape,
+    searched in canonical names)."""
+    problem, sizes = Problem(declarations, "expression", Part("expression", "", expr, "any")), dict(sized)
     layout = Layout.build(problem, list(variables), sizes)
     xs = var_nodes(expr, problem, list(variables))
     check = lambda exprs: check_nodes(exprs, problem, sizes, f"the Hessian in {', '.join(variables)}")  # noqa: E731

@@ -84,7 +84,7 @@ def worth(H: np.ndarray | sp.spmatrix, G: np.ndarray | sp.spmatrix, E: np.ndarra
 
 
 def _held(A: np.ndarray | sp.spmatrix) -> int:
-    return int(A.nnz) if sp.issparse(A) else int(np.count_nonzero(A))
+    return int(A.nnz) if isinstance(A, sp.spmatrix) else int(np.count_nonzero(A))
 
 
 def blocks_matrix(H: Blocks) -> sp.csr_matrix:
@@ -110,7 +110,7 @@ class Pattern:
     diagonal: np.ndarray
     gram: sp.csr_matrix
     delta: float
-    solver: object = None          # the qdldl.Solver once the first factorisation made it
+    solver: qdldl.Solver | None = None          # the qdldl.Solver once the first factorisation made it
 
     @property
     def n(self) -> int:
@@ -160,7 +160,7 @@ class KKTFactor:
     (dy, dnu) for the right-hand sides (r, s) of the module docstring."""
 
     pat: Pattern
-    solver: object
+    solver: qdldl.Solver
     d: np.ndarray
     w: np.ndarray
 
