@@ -30,6 +30,7 @@ from tensorcalc import Expr, TensorCalcError, dag
 from tensorcalc.arrays import is_cupy, is_dask
 from tensorcalc.dag import Const, Power, Special, topo
 from tensorcalc.memo import memoized
+from tensorcalc.store import cache
 
 RULES = {"positive": "> 0", "nonneg": ">= 0", "nonzero": "!= 0", "nonsingular": "nonsingular"}
 CONDITIONED = 1e12          # a "nonsingular" matrix's largest condition number
@@ -122,7 +123,11 @@ def values(args: tuple[Expr, ...], arrays: Mapping[str, object]) -> list[np.ndar
 
 @memoized(maxsize=64)
 def _program(args: tuple[Expr, ...]) -> tuple[Any, tuple[str, ...]]:
-    return tc.compile(list(args)), tuple({n for a in args for n in tc.variables(a)})
+    """The arguments' compiled function (through the disk cache, as the objective's: a later
+    process compiles nothing) and the names it reads."""
+    program = cache.cached("compiled", (args,), lambda: tc.compile(list(args)), cache.compiled_data,
+                           cache.compiled_from)[0]
+    return program, tuple({n for a in args for n in tc.variables(a)})
 
 
 def value(arg: Expr, values: Mapping[str, object]) -> np.ndarray | None:
