@@ -61,7 +61,7 @@ class Part:
         obj = view.obj
         present = variables(constraint.expr)
         free = tuple(v for v in task.free if v.name in present)
-        fixed = {n: a for n, a in task.fixed.items() if n in present}
+        fixed = {n: task.fixed[n] for n in present if n in task.fixed}
         sub = dataclasses.replace(task, expr=constraint.expr, sign=1.0, free=free, constraints=(),
                                   fixed={**_shape_carriers(task, constraint.expr, present), **fixed})
         self.obj = Objective(sub, view.xp)
@@ -147,14 +147,14 @@ class Rows:
         c, J = self._evaluate(y0)
         self.shape, self.rows = tuple(c.shape), int(c.size)
         self._keep_linear(c.reshape(-1), self._in_y(J), y0)         # an affine g: evaluated once, here
-        self.weight = _fresh("w_rows", tuple(task.fixed) + tuple(v.name for v in task.free))
-        self._task, self._weighted = task, None
+        self._task, self._weighted, self.weight = task, None, ""
 
     @property
     def weighted(self) -> Part:
         """The `Part` of the scalar w . g, built at its first use (an affine g never needs it)."""
         if self._weighted is None:
             constraint, task = self.constraint, self._task
+            self.weight = _fresh("w_rows", tuple(task.fixed) + tuple(v.name for v in task.free))
             weighted = dataclasses.replace(constraint, expr=dag.product(
                 dag.var(self.weight, constraint.expr.axes), constraint.expr,
                 (dag.LETTERS[:len(self.shape)],) * 2 + ("",)))
@@ -196,12 +196,14 @@ class Rows:
         return full if space.identity else full[:, space.up] + space.twin * full[:, space.down]
 
     def row_hessian(self, y: Array, w: Array) -> Array:
-        self.weighted.obj.set_fixed(self.weight, w.reshape(self.shape))
-        return self.weighted.hessian(y)
+        weighted = self.weighted
+        weighted.obj.set_fixed(self.weight, w.reshape(self.shape))
+        return weighted.hessian(y)
 
     def row_hvp(self, y: Array, v: Array, w: Array) -> Array:
-        self.weighted.obj.set_fixed(self.weight, w.reshape(self.shape))
-        return self.weighted.hvp(y, v)
+        weighted = self.weighted
+        weighted.obj.set_fixed(self.weight, w.reshape(self.shape))
+        return weighted.hvp(y, v)
 
 
 class Constraints:
