@@ -53,6 +53,8 @@ import scipy.sparse as sp
 from solvers.numerics.linalg import Blocks
 
 REGULARISE = 1e-9    # rho and delta, relative to the data's scale (its largest diagonal or squared row entry)
+SHIFTS = (0.0, 1.0, 1e3)  # K's diagonal shifted by these times delta where a pivot vanishes (an LP's K
+                          # is G'WG + D alone: a coordinate only inactive rows touch has a pivot near 0)
 REFINE = 6           # refinement steps at most (each one solve with the factor and one product)
 REFINED = 1e-14      # relative residual at which refinement stops
 DENSITY = 0.05       # H, G, E are worth keeping sparse at this share of nonzeros or less
@@ -203,6 +205,16 @@ def factor(pat: Pattern, d: np.ndarray, w: np.ndarray) -> KKTFactor | None:
     upper.data[pat.diagonal] += np.concatenate([d, np.full(p, -pat.delta)])
     if not np.isfinite(upper.data).all():
         return None
+    base = upper.data[pat.diagonal[:n]].copy()
+    for shift in SHIFTS:               # a static shift where K's pivots vanish (refinement undoes it)
+        upper.data[pat.diagonal[:n]] = base + shift * pat.delta
+        if _factored(pat, upper):
+            return KKTFactor(pat, pat.solver, d, w)
+    return None
+
+
+def _factored(pat: Pattern, upper: sp.csc_matrix) -> bool:
+    """Whether `upper` factors with n positive and p negative pivots (into pat.solver)."""
     try:
         if pat.solver is None:
             pat.solver = qdldl.Solver(upper, upper=True)
@@ -210,11 +222,10 @@ def factor(pat: Pattern, d: np.ndarray, w: np.ndarray) -> KKTFactor | None:
             pat.solver.update(upper, upper=True)
     except RuntimeError:               # qdldl's one error: a zero pivot
         pat.solver = None
-        return None
+        return False
     pivots = pat.solver.factors()[1]
-    if not np.isfinite(pivots).all() or int((pivots > 0).sum()) != n or int((pivots < 0).sum()) != p:
-        return None
-    return KKTFactor(pat, pat.solver, d, w)
+    n, p = pat.n, pat.E.shape[0]
+    return bool(np.isfinite(pivots).all()) and int((pivots > 0).sum()) == n and int((pivots < 0).sum()) == p
 
 
 def nonzeros(pat: Pattern) -> tuple[int, int]:

@@ -193,3 +193,23 @@ def test_a_qp_whose_newton_matrix_only_equalities_fix_stays_on_the_qp_path(monke
     assert calls["general"] == 0 and result.success, result.message
     assert abs(result.fun - best) <= 1e-6 * max(1.0, abs(best))
     assert result.constr_violation <= 1e-7
+
+
+def min_fuel(T: int = 30):
+    """Fuel (sum of |u_t|_1) to bring a double integrator to rest at the origin: an LP once
+    lifted, whose K = G'WG + D has pivots that vanish near the optimum (coordinates only
+    inactive rows touch) unless its diagonal is shifted (refinement undoes the shift)."""
+    A = np.array([[1, 0, 1, 0], [0, 1, 0, 1], [0, 0, 1, 0], [0, 0, 0, 1]], dtype=float)
+    B = np.array([[0.5, 0], [0, 0.5], [1, 0], [0, 1]])
+    x, u = cp.Variable((4, T + 1), name="x"), cp.Variable((2, T), name="u")
+    constr = [x[:, 0] == np.array([10, 5, 0, 0]), x[:, T] == 0, cp.abs(u) <= 1]
+    constr += [x[:, t + 1] == A @ x[:, t] + B @ u[:, t] for t in range(T)]
+    return cp.Problem(cp.Minimize(cp.sum([cp.norm(u[:, t], 1) for t in range(T)])), constr)
+
+
+def test_an_lp_whose_pivots_vanish_near_the_optimum_stays_on_the_qp_path(monkeypatch):
+    best = _clarabel(min_fuel)
+    result, calls = _solve(min_fuel, monkeypatch, "dense")
+    assert calls["general"] == 0 and result.success, result.message
+    assert abs(result.fun - best) <= 1e-6 * max(1.0, abs(best))
+    assert result.constr_violation <= 1e-7
