@@ -147,7 +147,8 @@ class Rows:
         c, J = self._evaluate(y0)
         self.shape, self.rows = tuple(c.shape), int(c.size)
         self._keep_linear(c.reshape(-1), self._in_y(J), y0)         # an affine g: evaluated once, here
-        self._task, self._weighted, self.weight = task, None, ""
+        self._task, self.weight = task, ""
+        self._weighted: Part | None = None
 
     @property
     def weighted(self) -> Part:

@@ -136,8 +136,11 @@ def _vectorised(sites: tuple, taken: set) -> tuple[list, dict, list]:
 
 
 def _shown(t: Expr) -> str:
-    """An epigraph variable or entry as the constraints' text names it."""
-    return t.name if isinstance(t, Var) else f"{t.args[0].name}[{t.rows[0][1]}]"
+    """An epigraph variable or entry (a gather of one) as the constraints' text names it."""
+    if isinstance(t, Var):
+        return t.name
+    assert isinstance(t, dag.Gather) and isinstance(t.args[0], Var), type(t).__name__
+    return f"{t.args[0].name}[{t.rows[0][1]}]"
 
 
 @memoized(maxsize=128)
