@@ -30,8 +30,7 @@ import numpy as np
 import tensorcalc as tc
 from convexcheck.problem.model import Attributes
 from solvers.constrained import dispatch as constrained
-from solvers.objective.smooth import Objective
-from solvers.task.device import to_host
+from solvers.reformulate.restore import original
 from solvers.task.prepare import Free, Task, variables
 from solvers.task.records import SecondOrder
 from tensorcalc import Expr, dag
@@ -278,23 +277,12 @@ class SecondOrderCones:
         task, coned = inverse.before, inverse.coned
         if coned.task is task:
             return result
-        for name in coned.added:
-            result.x.pop(name)
-        result.multipliers = {k: v for k, v in result.multipliers.items()
-                              if not any(k.endswith(f"bound of {n}") for n in coned.added)}
-        obj = Objective(task, self.xp)
-        f, g = obj.value_grad(obj.pack(result.x))
-        result.fun = f
-        result.jac = {n: np.nan_to_num(to_host(a), nan=0.0) for n, a in obj.unpack(g).items()}
-        if coned.added and task.constraints and any(set(coned.added) & variables(c.expr).keys()
-                                                    for c in coned.task.constraints):
-            result.constr_violation = constrained.violation(task, obj, result.x)
-            if result.status == 0 and result.constr_violation > self.gtol / 100:
-                result.status, result.success = 1, False
-                result.message = (f"stopped: the coned problem converged, but the original constraints are "
-                                  f"violated by {result.constr_violation:.3g} > gtol / 100 (a row's norms, each "
-                                  f"within its cone's tolerance, add up); a smaller gtol keeps them")
-        return result
+        check = bool(coned.added and task.constraints and any(set(coned.added) & variables(c.expr).keys()
+                                                              for c in coned.task.constraints))
+        return original(result, task, self.xp, coned.added,
+                        lambda k: any(k.endswith(f"bound of {n}") for n in coned.added), check, self.gtol,
+                        ("coned", "(a row's norms, each within its cone's tolerance, add up); "
+                                  "a smaller gtol keeps them"))
 
 
 def _has_norm(task: Task) -> bool:

@@ -10,10 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from solvers.constrained import dispatch as constrained
-from solvers.objective.smooth import Objective
 from solvers.reformulate import epigraph
-from solvers.task.device import to_host
+from solvers.reformulate.restore import original
 from solvers.task.records import Task
 from solvers.task.reductions import Result
 
@@ -43,20 +41,8 @@ class Lift:
         task, lifted = inverse.before, inverse.lifted
         if not lifted.added:
             return result
-        for name in lifted.added:
-            result.x.pop(name)
         own = set(lifted.labels) | {f"{side} bound of {n}" for n in lifted.added for side in ("lower", "upper")}
-        result.multipliers = {k: v for k, v in result.multipliers.items() if k not in own}
-        obj = Objective(task, self.xp)
-        f, g = obj.value_grad(obj.pack(result.x))
-        result.fun = f
-        result.jac = {n: to_host(a) for n, a in obj.unpack(g).items()}
         result.lifted = list(lifted.added)
-        if task.constrained:              # the original constraints' violation, not the lifted rows'
-            result.constr_violation = constrained.violation(task, obj, result.x)
-            if result.status == 0 and result.constr_violation > self.gtol / 100:
-                result.status, result.success = 1, False
-                result.message = (f"stopped: the lifted problem converged, but the original constraints are "
-                                  f"violated by {result.constr_violation:.3g} > gtol / 100 (the lifted rows' "
-                                  f"violations add up); a smaller gtol, or method='newton', keeps them")
-        return result
+        return original(result, task, self.xp, lifted.added, own.__contains__, bool(task.constrained), self.gtol,
+                        ("lifted", "(the lifted rows' violations add up); a smaller gtol, or "
+                                   "method='newton', keeps them"))

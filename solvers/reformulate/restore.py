@@ -1,0 +1,36 @@
+"""The result of a task with added variables, told in the original one: what the epigraph
+lift (`lift`) and the second-order cones (`cones`) do in their `invert`."""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from solvers.constrained import dispatch as constrained
+from solvers.objective.smooth import Objective
+from solvers.task.device import to_host
+from solvers.task.records import Task
+from solvers.task.reductions import Result
+
+
+def original(result: Result, task: Task, xp: object, added: tuple[str, ...], own: Callable[[str], bool],
+             check: bool, gtol: float, why: tuple[str, str]) -> Result:
+    """`result` without the `added` variables and the multipliers whose labels are `own`;
+    `fun` and `jac` those of the original objective at x (a jac entry that is 0/0, a norm's
+    at 0, is 0: a subgradient); where `check`, the original constraints' violation, held
+    to gtol / 100 as the solve's own rows are (a success becomes status 1 where it is not
+    met; `why`: the reformulation's name and what its message adds)."""
+    for name in added:
+        result.x.pop(name)
+    result.multipliers = {k: v for k, v in result.multipliers.items() if not own(k)}
+    obj = Objective(task, xp)
+    f, g = obj.value_grad(obj.pack(result.x))
+    result.fun = f
+    result.jac = {n: np.nan_to_num(to_host(a), nan=0.0) for n, a in obj.unpack(g).items()}
+    if check:
+        result.constr_violation = constrained.violation(task, obj, result.x)
+        if result.status == 0 and result.constr_violation > gtol / 100:
+            result.status, result.success = 1, False
+            result.message = (f"stopped: the {why[0]} problem converged, but the original constraints are "
+                              f"violated by {result.constr_violation:.3g} > gtol / 100 {why[1]}")
+    return result
