@@ -285,7 +285,7 @@ def _fresh(name: str, taken) -> str:
     return name
 
 
-@memoized(maxsize=256)
+@memoized(maxsize=4096)       # one per constraint statement: hundreds must not cycle out (LRU)
 def _rows_program(expr: Expr, names: tuple[str, ...]):
     """One compiled call giving a tensor constraint's values and its derivative by each
     variable of `names`."""
@@ -315,7 +315,7 @@ def affine_in(expr: Expr, names: Sequence[str]) -> bool:
     return _affine(expr, tuple(n for n in names if n in found))
 
 
-@memoized(maxsize=256)
+@memoized(maxsize=16384)      # a row per constraint: 500 norm rows must not cycle out (LRU)
 def _affine(expr: Expr, names: tuple[str, ...]) -> bool:
     found = tc.variables(expr)
     return not any(set(tc.variables(tc.derivative(expr, found[n]))) & set(names) for n in names)
