@@ -237,7 +237,7 @@ def block_axis(expr: Expr, names: tuple[str, ...]) -> int | None:
     return None if blocks is None else blocks[0]
 
 
-@memoized(maxsize=64)
+@memoized(maxsize=4096)       # also one per constraint part: hundreds must not cycle out (LRU)
 def compiled_program(expr: Expr, names: tuple[str, ...], kind: str,
                      orders: tuple[int, ...] = ()) -> tuple[Any, Any, dict[str, Expr]]:
     """(compiled function, block structure or None, hoisted invariants by name) for one
