@@ -18,8 +18,12 @@ __all__ = ["Array", "Box", "Module", "Smooth"]
 
 
 class Box(Protocol):
-    """Closed bounds kept by projection: `project` onto them, `path` the projected path
-    z + t d (Kelley's P(z + t d))."""
+    """Closed bounds kept by projection: `lower` and `upper` per coordinate (-inf, inf
+    where none), `project` onto them, `path` the projected path z + t d (Kelley's
+    P(z + t d))."""
+
+    lower: Array
+    upper: Array
 
     def project(self, xp: Module, z: Array) -> Array: ...
 

@@ -113,13 +113,10 @@ def stationarity(obj: Smooth, z: Array, g: Array) -> Array:
     it): zero exactly at a point that satisfies the first-order conditions. Computed as
     g clipped to [z - upper, z - lower], equal in exact arithmetic, without the rounding of
     z - g: that is eps |z| whatever the size of g, so a gradient of scale 1e-9 (an LP whose
-    costs are 1e-9) could never be seen below 1e-16 = 1e-7 of its own size. The bounds are
-    read as the projections of -inf and inf (the `Box` protocol has no other view of them)."""
+    costs are 1e-9) could never be seen below 1e-16 = 1e-7 of its own size."""
     if obj.box is None:
         return g
-    xp, box = obj.xp, obj.box
-    lower, upper = box.project(xp, xp.full_like(z, -math.inf)), box.project(xp, xp.full_like(z, math.inf))
-    return xp.minimum(xp.maximum(g, z - upper), z - lower)
+    return obj.xp.minimum(obj.xp.maximum(g, z - obj.box.upper), z - obj.box.lower)
 
 
 def projected_gradient(obj: Smooth, z: Array, g: Array) -> tuple[Array, float]:
