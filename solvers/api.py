@@ -101,14 +101,14 @@ def minimize(problem: object, data: Mapping[str, object] | None = None, *, x0: o
     convexity, warning = convexity_of(task) if check else ("not checked", None)
     chain = Chain((CLOSURE, MAXIMIZE, Lift(xp, gtol), SecondOrderCones(xp, method, gtol)))
     work, undo = chain.apply(task)                    # inverted once at the result
-    lifting: Lifting = undo[2]
+    _, _, lifting, coning = undo
     if method == "auto":
         method = constrained.auto(work, lifting.lifted.added)
     opts = dataclasses.replace(checked, max_iter=max_iter if max_iter is not None else MAX_ITER[method],
                                sign=work.sign, second_order=bool(second_order), convex=convexity == "convex",
                                **(_for_lifted(checked, lifting) if lifting.lifted.added else {}))
-    if opts.callback is not None and undo[3].coned.added:      # the callback sees no cone variable either
-        opts = dataclasses.replace(opts, callback=_hiding(opts.callback, undo[3].coned.added))
+    if opts.callback is not None and coning.coned.added:      # the callback sees no cone variable either
+        opts = dataclasses.replace(opts, callback=_hiding(opts.callback, coning.coned.added))
     obj = Objective(work, xp, domain_start.kept_component(work))      # no search leaves the start's component
     start = time.perf_counter()
     out = _solve(work, obj, method, opts, gtol, tol, memory)
