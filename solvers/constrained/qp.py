@@ -179,10 +179,22 @@ class Method:
             K = qp.H + _gwg(self.G, w[:mg])
             K.reshape(-1)[::K.shape[0] + 1] += d        # the diagonal, as a view of the fresh K
             fac = shifted(xp, K, NO_SHIFT).factor
+        if fac is None and xp is np and self.elim is None:
+            return self._quasi_definite(d, w[:mg]), None
         if fac is None or not qp.E.shape[0]:
             return fac, None
         Y = fac.solve(qp.E.T)
         return fac, (Y, schur_inverse(xp, qp.E @ Y))
+
+    def _quasi_definite(self, d: Array, w: Array) -> sparse.KKTFactor | None:
+        """The factor of the quasi-definite system (`numerics.sparse`, which shifts vanishing
+        pivots and refines the shift away), kept for the iterations after: where K's dense
+        Cholesky failed (an LP's K near a vertex, whose pivots vanish as the weights of the
+        inactive rows go to 0), instead of restarting in `pathfollow`."""
+        qp = self.qp
+        H = sparse.blocks_matrix(qp.H) if isinstance(qp.H, Blocks) else qp.H
+        self.pattern = sparse.pattern(H, qp.G, qp.E)
+        return sparse.factor(self.pattern, d, w)
 
     def kkt(self, fac: Factor | sparse.KKTFactor, schur: tuple[Array, Array] | None, r: Array,
             s: Array) -> tuple[Array, Array]:
