@@ -36,6 +36,15 @@ class Conic:
         sc = [soc.start(self.xp, s) for s in self.cones.values(y)]
         return sc, [mu * soc.central(self.xp, s) for s in sc]
 
+    def identity(self) -> list[Array]:
+        """e = (1, 0) in every cone of every block (the scalings of e and e are W = I)."""
+        out = []
+        for b in self.blocks:
+            e = self.xp.zeros(b.h.shape)
+            e[:, 0] = 1.0
+            out.append(e)
+        return out
+
     def scalings(self, sc: list[Array], zc: list[Array]) -> list[soc.Scaling]:
         return [soc.Scaling(self.xp, s, z) for s, z in zip(sc, zc)]
 
@@ -107,6 +116,10 @@ class Conic:
 
     def gap(self, sc: list[Array], zc: list[Array]) -> float:
         return sum((float(self.xp.sum(s * z)) for s, z in zip(sc, zc)), 0.0)
+
+    def largest_gap(self, sc: list[Array], zc: list[Array]) -> float:
+        """The largest sc'zc of one cone (0 without cones)."""
+        return max((float(self.xp.sum(s * z, axis=1).max()) for s, z in zip(sc, zc) if s.size), default=0.0)
 
     def duals(self, zc: list[Array]) -> float:
         """The size of the duals, sum of their t parts (as a trace)."""

@@ -83,7 +83,7 @@ def _augmented(task: Task, view: View, cons: Constraints, make: Callable[[], Met
 def _interior(task: Task, view: View, cons: Constraints, opts: Options, gtol: float, tol: float) -> Solved:
     ip = interior.Interior(view, cons, opts, gtol, tol)
     y0 = view.pack(task.x0)
-    res = qp.solve(ip, y0, opts.max_iter, opts.sign) if qp.applies(task) and not task.cones else None
+    res = qp.solve(ip, y0, opts.max_iter, opts.sign) if qp.applies(task) else None
     if res is None:            # not a QP, or one whose Newton matrix is not positive definite
         ip = interior.Interior(view, cons, opts, gtol, tol)
         res = pathfollow.solve(ip, y0, opts.max_iter, opts.sign)

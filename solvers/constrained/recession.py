@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog
 
-from solvers.constrained.qp import Data
+from solvers.constrained.qpsystem import Data
 from solvers.numerics.linalg import Blocks
 from solvers.numerics.space import dense
 

@@ -281,3 +281,56 @@ def test_callback_sees_the_original_variables():
                          {"A": np.eye(3), "b": np.ones(3)}, callback=lambda res: seen.append(set(res.x)))
     assert r.success, r.message
     assert seen and all(names == {"x"} for names in seen)
+
+
+def _no_pathfollow(monkeypatch):
+    """Make the general interior-point method fail the test where it is reached: the QP's
+    Mehrotra method (`qp`, with cones) must finish these problems itself."""
+    from solvers.constrained import pathfollow
+
+    def refused(*args, **kwargs):
+        raise AssertionError("the QP path handed this cone program to pathfollow")
+    monkeypatch.setattr(pathfollow, "solve", refused)
+
+
+def test_cone_programs_finish_on_the_qp_path(monkeypatch):
+    """A linear objective with norm constraints and a norm objective with equalities: the
+    QP method with Nesterov-Todd scaled cones solves them, to CVXPY's optimum."""
+    _no_pathfollow(monkeypatch)
+    rng = np.random.default_rng(11)
+    P, A, b = rng.standard_normal((40, 2)), rng.standard_normal((6, 9)), rng.standard_normal(6)
+
+    def circle():
+        c, r = cp.Variable(2, name="c"), cp.Variable(name="r")
+        return c, cp.Problem(cp.Minimize(r), [cp.norm(c - p) <= r for p in P])
+
+    def least_norm():
+        x = cp.Variable(9, name="x")
+        return x, cp.Problem(cp.Minimize(cp.norm(x - 1)), [A @ x == b, x <= 2])
+    for make in (circle, least_norm):
+        ref = _cvxpy(make)
+        res = solvers.minimize(make()[1])
+        assert res.success, res.message
+        assert abs(res.fun - ref) <= 1e-6 * max(1.0, abs(ref)), (make.__name__, res.fun, ref)
+        assert res.constr_violation <= 1e-8
+
+
+def test_cones_with_states_only_equalities_fix(monkeypatch):
+    """Optimal control with norm-bounded thrust: the states enter only the dynamics
+    (equalities), so K is singular on them and the QP path factors K + rho E'E."""
+    _no_pathfollow(monkeypatch)
+    T, rng = 12, np.random.default_rng(3)
+    A = np.eye(4) + 0.1 * rng.standard_normal((4, 4))
+    B = rng.standard_normal((4, 2))
+    x0 = rng.standard_normal(4)
+
+    def make():
+        x, u = cp.Variable((4, T + 1), name="x"), cp.Variable((2, T), name="u")
+        cons = [x[:, 0] == x0, x[:, T] == 0] + [x[:, t + 1] == A @ x[:, t] + B @ u[:, t] for t in range(T)]
+        cons += [cp.norm(u[:, t]) <= 3 for t in range(T)]
+        return x, cp.Problem(cp.Minimize(sum(cp.norm(u[:, t]) for t in range(T))), cons)
+    ref = _cvxpy(make)
+    res = solvers.minimize(make()[1])
+    assert res.success, res.message
+    assert abs(res.fun - ref) <= 1e-6 * max(1.0, abs(ref))
+    assert res.constr_violation <= 1e-8

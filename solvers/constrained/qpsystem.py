@@ -1,0 +1,247 @@
+"""The Newton systems of `qp`'s interior-point method: the QP's data, its iterates, and the
+algebra of one step (`Method`): K = H + G'WG + D (plus the second-order cones' G_c' W^-2 G_c,
+`conic`) factored densely, by blocks (`lowrank`), with diagonal coordinates eliminated
+(`elimination`), or sparse with the equalities in one quasi-definite system
+(`numerics.sparse`); equalities otherwise through the Schur complement of K (rank-revealing,
+`schur`), of K + rho E'E where K is singular on directions only E fixes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from solvers.constrained import elimination, lowrank
+from solvers.constrained.interior import Interior
+from solvers.constrained.schur import schur_inverse
+from solvers.numerics import soc, sparse
+from solvers.numerics.linalg import NO_SHIFT, Blocks, Factor, shifted
+from solvers.numerics.space import dense
+from tensorcalc.arrays import Array, ArrayModule
+
+
+@dataclass
+class Data:
+    """The QP read at y0: f(y) = f0 + q'y + y'Hy/2; the stacked inequality rows as G
+    (dense), the bounded coordinates L, U with their bounds; equalities E y = e."""
+
+    H: Array
+    q: Array
+    f0: float
+    G: Array
+    h: Array
+    E: Array
+    e: Array
+    L: Array
+    lo: Array
+    U: Array
+    up: Array
+
+    def hy(self, xp: ArrayModule, y: Array) -> Array:
+        """H y."""
+        return lowrank.times(xp, self.H, y)
+
+    def value(self, xp: ArrayModule, y: Array, Hy: Array) -> float:
+        """f(y), given Hy = H y."""
+        return self.f0 + float(self.q @ y) + 0.5 * float(y @ Hy)
+
+
+class Residuals(NamedTuple):
+    """r_d, the inequality rows' B y + t - b, the equalities' E y - e, the cones' G y + h - sc."""
+
+    d: Array
+    b: Array
+    e: Array
+    cone: list[Array]
+
+
+class Direction(NamedTuple):
+    """A step for every part of the iterate."""
+
+    dy: Array
+    dt: Array
+    dz: Array
+    dnu: Array
+    dsc: list[Array]
+    dzc: list[Array]
+
+
+class Schur(NamedTuple):
+    """With equalities: Y = K^-1 E', the pseudo-inverse of E Y (`schur.schur_inverse`), and
+    rho where K + rho E'E was factored instead of K (0: K itself)."""
+
+    Y: Array
+    inverse: Array
+    rho: float
+
+
+class Iterate:
+    """y, the stacked slacks t and duals z, the equality duals nu, and the second-order
+    cones' slacks sc and duals zc (one (k, m) array per block, `conic`)."""
+
+    def __init__(self, y: Array, t: Array, z: Array, nu: Array, sc: list[Array] | None = None,
+                 zc: list[Array] | None = None):
+        self.y, self.t, self.z, self.nu = y, t, z, nu
+        self.sc, self.zc = sc or [], zc or []
+
+
+class Method:
+    """The algebra on one QP (see the module docstring)."""
+
+    def __init__(self, ip: Interior, qp: Data, quasi_definite: bool = False):
+        self.xp, self.soc = ip.xp, ip.soc
+        if self.soc.count and isinstance(qp.H, Blocks):     # the cones' terms fill K
+            qp = replace(qp, H=dense(self.xp, qp.H))
+        self.pattern = None if self.soc.count else _sparse_pattern(self.xp, qp, quasi_definite)
+        if self.pattern is not None:           # H, G, E as CSR: every product then costs what they hold
+            qp = replace(qp, H=self.pattern.H, G=self.pattern.G, E=self.pattern.E)
+        self.ip, self.qp = ip, qp
+        self.mg = qp.G.shape[0]
+        self.m = self.mg + qp.L.size + qp.U.size
+        self.L, self.U = _span(self.xp, qp.L), _span(self.xp, qp.U)     # the bounded coordinates
+        self.b = self.xp.concatenate([qp.h, -qp.lo, qp.up])
+        structured = isinstance(qp.H, Blocks) or self.pattern is not None or self.soc.count > 0
+        self.elim = None if structured else elimination.structure(self.xp, qp.H, qp.G)
+        self.G = qp.G if self.elim is None else self.elim.G      # sparse where mostly 0
+        if self.pattern is None and self.elim is None and self.xp is np and not isinstance(qp.H, Blocks):
+            self.G = elimination.sparse_if(qp.G)            # G' W G then costs what G holds
+
+    def B(self, v: Array) -> Array:
+        """B v (the stacked inequality rows)."""
+        return self.xp.concatenate([self.G @ v, -v[self.L], v[self.U]])
+
+    def Bt(self, w: Array) -> Array:
+        """B' w."""
+        mg, nl = self.mg, self.qp.L.size
+        out = self.G.T @ w[:mg]
+        out[self.L] -= w[mg:mg + nl]
+        out[self.U] += w[mg + nl:]
+        return out
+
+    def exact(self, y: Array, t: Array) -> Array:
+        """t with the bound rows' slacks recomputed from y."""
+        qp, mg, nl = self.qp, self.mg, self.qp.L.size
+        t = t.copy()
+        t[mg:mg + nl], t[mg + nl:] = y[self.L] - qp.lo, qp.up - y[self.U]
+        return t
+
+    def residuals(self, it: Iterate, Hy: Array) -> Residuals:
+        """The dual residual, the inequality rows', the equalities' and the cones' (G y + h - sc)."""
+        qp = self.qp
+        rd = Hy + qp.q + self.Bt(it.z) + qp.E.T @ it.nu
+        if self.soc.count:
+            rd = rd - self.soc.dual(it.zc)
+        return Residuals(rd, self.B(it.y) + it.t - self.b, qp.E @ it.y - qp.e, self.soc.primal(it.y, it.sc))
+
+    def factor(self, it: Iterate, scal: list[soc.Scaling]) -> tuple[Factor | sparse.KKTFactor | None, Schur | None]:
+        """The factor of K (with the cones' G' W^-2 G for their scalings `scal`) and, with
+        equalities, the Schur complement's parts (`Schur`); None where K is not positive
+        definite. On the sparse path, the factor of the whole KKT system (`numerics.sparse`,
+        equalities included) and no Schur complement."""
+        xp, qp, mg, nl = self.xp, self.qp, self.mg, self.qp.L.size
+        w = it.z / it.t
+        d = xp.zeros(qp.q.shape[0])
+        d[self.L] += w[mg:mg + nl]
+        d[self.U] += w[mg + nl:]
+        fac: Factor | None
+        if self.pattern is not None:
+            return sparse.factor(self.pattern, d, w[:mg]), None
+        if isinstance(qp.H, Blocks):
+            fac = lowrank.factor(xp, qp.H, d, qp.G, w[:mg])
+        elif self.elim is not None and (found := elimination.factor(self.elim, w[:mg], d)) is not None:
+            fac = found
+        else:
+            K = qp.H + _gwg(self.G, w[:mg])
+            K.reshape(-1)[::K.shape[0] + 1] += d        # the diagonal, as a view of the fresh K
+            self.soc.newton(scal, K)
+            return self._dense(K, w[:mg], d)
+        if fac is None or not qp.E.shape[0]:
+            return fac, None
+        return fac, self._schur(fac, 0.0)
+
+    def _dense(self, K: Array, w: Array, d: Array) -> tuple[Factor | sparse.KKTFactor | None, Schur | None]:
+        """K's Cholesky factor, or where it fails: with equalities and cones, that of
+        K + rho E'E (the same steps: E dy = s is imposed; positive definite where K is on
+        E's null space, as an optimal control's K is not on the states only E fixes);
+        without cones, the quasi-definite system (`_quasi_definite`)."""
+        xp, E = self.xp, self.qp.E
+        fac, rho = shifted(xp, K, NO_SHIFT).factor, 0.0
+        if fac is None and E.shape[0] and self.soc.count:
+            rho = max(1.0, float(xp.abs(K.diagonal()).max(initial=0.0))) / max(1.0, float((E * E).sum(axis=1).max()))
+            fac = shifted(xp, K + rho * (E.T @ E), NO_SHIFT).factor
+        if fac is None and xp is np and self.elim is None and not self.soc.count:
+            return self._quasi_definite(d, w), None
+        if fac is None or not E.shape[0]:
+            return fac, None
+        return fac, self._schur(fac, rho)
+
+    def _schur(self, fac: Factor, rho: float) -> Schur:
+        Y = fac.solve(self.qp.E.T)
+        return Schur(Y, schur_inverse(self.xp, self.qp.E @ Y), rho)
+
+    def _quasi_definite(self, d: Array, w: Array) -> sparse.KKTFactor | None:
+        """The factor of the quasi-definite system (`numerics.sparse`, which shifts vanishing
+        pivots and refines the shift away), kept for the iterations after: where K's dense
+        Cholesky failed (an LP's K near a vertex, whose pivots vanish as the weights of the
+        inactive rows go to 0), instead of restarting in `pathfollow`."""
+        qp = self.qp
+        H = sparse.blocks_matrix(qp.H) if isinstance(qp.H, Blocks) else qp.H
+        self.pattern = sparse.pattern(H, qp.G, qp.E)
+        return sparse.factor(self.pattern, d, w)
+
+    def kkt(self, fac: Factor | sparse.KKTFactor, schur: Schur | None, r: Array, s: Array) -> tuple[Array, Array]:
+        """(dy, dnu) with K dy + E' dnu = r, E dy = s (least squares in dnu for dependent rows)."""
+        if isinstance(fac, sparse.KKTFactor):
+            return fac.solve(r, s)
+        if schur is None:
+            return fac.solve(r), self.xp.zeros(s.shape[0])
+        E = self.qp.E
+        dy = fac.solve(r + schur.rho * (E.T @ s) if schur.rho else r)
+        dnu = schur.inverse @ (E @ dy - s)
+        return dy - schur.Y @ dnu, dnu
+
+    def step(self, fac: Factor | sparse.KKTFactor, schur: Schur | None, it: Iterate, r: Residuals, rc: Array,
+             scal: list[soc.Scaling], rz: list[Array]) -> Direction:
+        """The step for the residuals r, the complementarity target rc (t z - its target)
+        and the cones' rz (lam o lam - their target)."""
+        z, t = it.z, it.t
+        rhs = -r.d - self.Bt((z * r.b - rc) / t)
+        if self.soc.count:
+            rhs = rhs - self.soc.rhs(scal, r.cone, rz)
+        dy, dnu = self.kkt(fac, schur, rhs, -r.e)
+        dt = -r.b - self.B(dy)
+        dz = (-rc - z * dt) / t
+        dsc, dzc = self.soc.steps(scal, dy, r.cone, rz) if self.soc.count else ([], [])
+        return Direction(dy, dt, dz, dnu, dsc, dzc)
+
+
+def _sparse_pattern(xp: ArrayModule, qp: Data, quasi_definite: bool = False) -> sparse.Pattern | None:
+    """The sparse KKT pattern where H, G, E are host matrices worth keeping sparse (`sparse.plan`),
+    or, with `quasi_definite`, at any size (see `_method`)."""
+    if xp is not np:
+        return None
+    H = sparse.blocks_matrix(qp.H) if isinstance(qp.H, Blocks) else qp.H
+    return sparse.pattern(H, qp.G, qp.E) if quasi_definite else sparse.plan(H, qp.G, qp.E)
+
+
+def _gwg(G: Array, w: Array) -> Array:
+    """G' diag(w) G, dense, for G dense or CSR."""
+    if sp.issparse(G):
+        return (G.T @ sp.diags(w) @ G).toarray()
+    rows = w[:, None] * G                 # one row: G' W G is an outer product, one multiply
+    return G.T * rows if G.shape[0] == 1 else G.T @ rows      # per entry as in matmul
+
+
+def _span(xp: ArrayModule, index: Array) -> slice | Array:
+    """`index` (increasing coordinates) as a slice where it is a run of consecutive ones
+    (every coordinate bounded below, say): the same entries, read and written as views
+    instead of gathered and scattered; else `index` itself."""
+    n = int(index.size)
+    if n == 0:
+        return slice(0, 0)
+    first = int(index[0])
+    if int(index[-1]) - first + 1 == n and (n == 1 or bool((xp.diff(index) == 1).all())):
+        return slice(first, first + n)
+    return index
