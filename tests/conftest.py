@@ -51,3 +51,12 @@ def cupy_or_skip():
     except Exception as exc:  # noqa: BLE001 - no driver
         pytest.skip(f"no usable CUDA device: {exc}")
     return cupy
+
+
+@pytest.fixture(autouse=True)
+def _no_kept_qps():
+    """Each test starts without QPs kept by an earlier one (`solvers.constrained.kept`): a
+    test that forces one path must not meet another test's kept algebra for equal data."""
+    from solvers.constrained import kept
+    kept.clear()
+    yield

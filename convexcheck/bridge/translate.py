@@ -115,6 +115,7 @@ class _Kept:
         constants = {n: np.array(a) for n, a in t.data.items() if n not in t.parameters}
         for array in constants.values():
             array.setflags(write=False)
+            _FROZEN[id(array)] = array
         return cls(problem, constants, dict(t.parameters))
 
     def data(self) -> dict[str, np.ndarray]:
@@ -127,6 +128,14 @@ class _Kept:
 
 
 _KEPT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # cp.Problem -> _Kept
+_FROZEN: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # id -> a kept constant
+
+
+def frozen(array: object) -> bool:
+    """Whether `array` is one of the constants kept with a translated problem: a copy
+    this module made and made read-only, still read-only (its values cannot have changed
+    since, so a solver may know it by identity)."""
+    return _FROZEN.get(id(array)) is array and not getattr(array, "flags").writeable
 
 
 def analyze_cvxpy(expr_or_problem: Any, samples: int = 20, seed: int = 0) -> Report:

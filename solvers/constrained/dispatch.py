@@ -33,7 +33,7 @@ from typing import Callable
 
 import numpy as np
 
-from solvers.constrained import farkas, interior, lagrangian, pathfollow, qp, ray, recession
+from solvers.constrained import farkas, interior, kept, lagrangian, pathfollow, qp, ray, recession
 from solvers.constrained.bounds import Projected
 from solvers.constrained.kkt import Solved, bound_duals, bound_multipliers, finish
 from solvers.methods import stopping as certify
@@ -56,9 +56,8 @@ def solve(task: Task, obj: Objective, name: str, make: Callable[[], Method], opt
           tol: float) -> Solved:
     """Minimise `task` with the method `name` (`make()` builds it); see the module
     docstring for which method keeps what."""
-    view = View(obj)
-    cons = Constraints(task, view)
     boundary_cone = any(v.attributes.definite in ("psd", "nsd") for v in task.free)
+    view, cons = _parts(task, obj)
     if task.constraints or boundary_cone or task.cones:
         if name == "newton" or task.cones:           # second-order cones: only the interior point
             return _interior(task, view, cons, opts, gtol, tol)
@@ -72,6 +71,18 @@ def solve(task: Task, obj: Objective, name: str, make: Callable[[], Method], opt
     return finish(view, cons, out.z, out.status, out.message, out.history, bound_duals(view, out.z, out.g))
 
 
+def _parts(task: Task, obj: Objective) -> tuple[View, Constraints]:
+    """The task's View and Constraints: those kept for it (`kept`), or new ones, kept."""
+    found = kept.find(task) if obj.xp is np else None
+    if found is not None:
+        return found.view, found.cons
+    view = View(obj)
+    cons = Constraints(task, view)
+    if obj.xp is np:
+        kept.keep(task, view, cons)
+    return view, cons
+
+
 def _augmented(task: Task, view: View, cons: Constraints, make: Callable[[], Method], opts: Options, gtol: float,
                tol: float) -> Solved:
     out = lagrangian.solve(task, view, cons, make, opts, gtol, tol)
@@ -83,7 +94,13 @@ def _augmented(task: Task, view: View, cons: Constraints, make: Callable[[], Met
 def _interior(task: Task, view: View, cons: Constraints, opts: Options, gtol: float, tol: float) -> Solved:
     ip = interior.Interior(view, cons, opts, gtol, tol)
     y0 = view.pack(task.x0)
-    res = qp.solve(ip, y0, opts.max_iter, opts.sign) if qp.applies(task) else None
+    res = None
+    if qp.applies(task):
+        found = kept.find(task) if view.xp is np else None
+        mth = found.method if found is not None and found.method is not None else qp.prepare(ip, y0)
+        res = qp.solve(ip, mth, y0, opts.max_iter, opts.sign)
+        if res is not None and found is not None:
+            found.method = mth                     # a re-solve of the same QP starts here
     if res is None:            # not a QP, or one whose Newton matrix is not positive definite
         ip = interior.Interior(view, cons, opts, gtol, tol)
         res = pathfollow.solve(ip, y0, opts.max_iter, opts.sign)
@@ -154,9 +171,8 @@ def infeasible_rows(task: Task, obj: Objective) -> list[str] | None:
 
 def violation(task: Task, obj: Objective, x: dict[str, Array]) -> float:
     """The largest violation of the task's constraints and bounds at x (arrays by name)."""
-    view = View(obj)
+    view, cons = _parts(task, obj)
     y = view.pack(x)
-    cons = Constraints(task, view)
     found = max(cons.violation(cons.values(y)) if task.constraints else 0.0, bound_violation(view, y))
     return found if math.isfinite(found) else math.inf
 

@@ -98,14 +98,18 @@ def _longest(xp: ArrayModule, v: Array, dv: Array, tau: float) -> float:
     return 1.0 if worst >= 0 else min(1.0, -tau / worst)
 
 
-def solve(ip: Interior, y0: Array, max_iter: int, sign: float = 1.0) -> Result | None:
+def prepare(ip: Interior, y0: Array) -> Method:
+    """The QP's algebra (`qpsystem.Method`), its data read at y0 moved inside its bounds
+    (exact anywhere: the same for every start, so a caller may keep it for re-solves)."""
+    ip.cons.values_jacobian(y0)          # affine: each constraint's row and offset, read once
+    return _method(ip, read(ip, ip.start(y0).y))
+
+
+def solve(ip: Interior, mth: Method, y0: Array, max_iter: int, sign: float = 1.0) -> Result | None:
     """Iterate from y0 (moved inside its bounds, `Interior.start`) until the KKT
     conditions of `pathfollow` hold or a stop; None where K is not positive definite."""
     opts = ip.opts
-    ip.cons.values_jacobian(y0)          # affine: each constraint's row and offset, read once
     st = ip.start(y0)
-    qp = read(ip, st.y)
-    mth = _method(ip, qp)
     it = _start(ip, mth, st)
     history: list[Iteration] = []
     if opts.verbose:
@@ -277,4 +281,4 @@ def _result(ip: Interior, mth: Method, it: Iterate, status: Status, history: lis
     return Result(_state(mth, it), None, status, message or status_message(Family.INTERIOR, status), history)
 
 
-__all__ = ["applies", "solve"]
+__all__ = ["applies", "prepare", "solve"]

@@ -97,7 +97,7 @@ class Method:
         self.pattern = None if self.soc.count else _sparse_pattern(self.xp, qp, quasi_definite)
         if self.pattern is not None:           # H, G, E as CSR: every product then costs what they hold
             qp = replace(qp, H=self.pattern.H, G=self.pattern.G, E=self.pattern.E)
-        self.ip, self.qp = ip, qp
+        self.qp = qp
         self.mg = qp.G.shape[0]
         self.m = self.mg + qp.L.size + qp.U.size
         self.L, self.U = _span(self.xp, qp.L), _span(self.xp, qp.U)     # the bounded coordinates

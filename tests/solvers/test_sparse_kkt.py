@@ -13,7 +13,7 @@ import pytest
 import scipy.sparse as sp
 
 import solvers
-from solvers.constrained import pathfollow
+from solvers.constrained import kept, pathfollow
 from solvers.numerics import sparse
 
 cp = pytest.importorskip("cvxpy")
@@ -85,6 +85,7 @@ def _solve(build, monkeypatch, path: str):
         calls["general"] += 1
         return real_general(*args, **kwargs)
 
+    kept.clear()                   # equal data: the other path's kept QP would be reused
     with monkeypatch.context() as m:
         m.setattr(sparse, "factor", factor)
         m.setattr(pathfollow, "solve", general)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import solvers
+from solvers.constrained import kept
 from solvers.objective import constraints
 from solvers.reformulate import epigraph
 from solvers.task.prepare import prepare
@@ -48,9 +49,13 @@ def test_a_warm_solve_evaluates_no_site_on_its_own_and_each_affine_row_block_onc
     parts_built = _Spy(monkeypatch, constraints.Part, "__init__")
     warm = solvers.minimize(problem, method="auto")
     assert site.calls == 0                                   # every site start from the kept compiled call
+    assert rows_built.calls == rows_evaluated.calls == parts_built.calls == 0   # the QP's rows kept (`kept`)
+    kept.clear()                                             # the same without the kept QP
+    again = solvers.minimize(problem, method="auto")
     assert rows_built.calls > 0                              # the problem does have tensor constraints
     assert rows_evaluated.calls == rows_built.calls          # affine: evaluated at the start only
     assert parts_built.calls < 2 * rows_built.calls          # no weighted part beside each affine block
+    assert again.fun == pytest.approx(cold.fun, rel=1e-9, abs=1e-12)
     assert (warm.status, warm.message) == (cold.status, cold.message)
     assert warm.fun == pytest.approx(cold.fun, rel=1e-9, abs=1e-12)
     for name, value in cold.x.items():
