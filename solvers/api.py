@@ -19,6 +19,7 @@ from solvers.objective.smooth import Objective
 from solvers.reformulate.closure import CLOSURE
 from solvers.reformulate.cones import SecondOrderCones
 from solvers.reformulate.lift import Lift, Lifting
+from solvers.reformulate.squares import WideSquares
 from solvers.task.convexity import convexity_of
 from solvers.task.device import array_module, to_host
 from solvers.task.prepare import SolverError, Task, read
@@ -99,16 +100,18 @@ def minimize(problem: object, data: Mapping[str, object] | None = None, *, x0: o
     task = domain_start.inside(read(problem, data, x0))
     xp = array_module(device)
     convexity, warning = convexity_of(task) if check else ("not checked", None)
-    chain = Chain((CLOSURE, MAXIMIZE, Lift(xp, gtol), SecondOrderCones(xp, method, gtol)))
+    chain = Chain((CLOSURE, MAXIMIZE, Lift(xp, gtol), SecondOrderCones(xp, method, gtol),
+                   WideSquares(xp, method, gtol)))
     work, undo = chain.apply(task)                    # inverted once at the result
-    _, _, lifting, coning = undo
+    _, _, lifting, coning, squaring = undo
     if method == "auto":
         method = constrained.auto(work, lifting.lifted.added)
     opts = dataclasses.replace(checked, max_iter=max_iter if max_iter is not None else MAX_ITER[method],
                                sign=work.sign, second_order=bool(second_order), convex=convexity == "convex",
                                **(_for_lifted(checked, lifting) if lifting.lifted.added else {}))
-    if opts.callback is not None and coning.coned.added:      # the callback sees no cone variable either
-        opts = dataclasses.replace(opts, callback=_hiding(opts.callback, coning.coned.added))
+    hidden = coning.coned.added + squaring.squared.added
+    if opts.callback is not None and hidden:       # the callback sees no cone or definition variable either
+        opts = dataclasses.replace(opts, callback=_hiding(opts.callback, hidden))
     obj = Objective(work, xp, domain_start.kept_component(work))      # no search leaves the start's component
     start = time.perf_counter()
     out = _solve(work, obj, method, opts, gtol, tol, memory)
