@@ -57,6 +57,8 @@ def find(task: Task) -> Kept | None:
     if kept is None or not all(_same(task.fixed[name], a, c) for name, a, c in kept.data):
         return None
     _ENTRIES.move_to_end(key)
+    kept.data = tuple((name, task.fixed[name], None) if c is not None and frozen(task.fixed[name]) else (name, a, c)
+                      for name, a, c in kept.data)      # equal to a bridge's constant: known by identity from now
     return kept
 
 

@@ -19,6 +19,7 @@ import math
 from typing import Sequence
 
 import numpy as np
+import scipy.sparse as sp
 
 import tensorcalc as tc
 from solvers.numerics.linalg import Blocks
@@ -32,6 +33,9 @@ from solvers.task.prepare import Task, variables
 from solvers.task.records import Constraint
 from tensorcalc import Expr, dag
 from tensorcalc.memo import memoized
+
+SPARSE_ROWS = 100_000      # an affine block's Jacobian of at least this many entries,
+SPARSE_SHARE = 0.05        # at most this share of them nonzero, gives its values from a CSR copy
 
 
 def _shape_carriers(task: Task, expr: Expr, present) -> dict[str, Array]:
@@ -144,6 +148,7 @@ class Rows:
         self.program = _rows_program(constraint.expr, names)
         self.affine = self.part.affine
         self._linear: tuple[Array, Array] | None = None
+        self._rows = None          # an affine J as CSR where mostly zeros (`_keep_linear`): values cost its entries
         c, J = self._evaluate(y0)
         self.shape, self.rows = tuple(c.shape), int(c.size)
         self._keep_linear(c.reshape(-1), self._in_y(J), y0)         # an affine g: evaluated once, here
@@ -171,6 +176,8 @@ class Rows:
         return c, J
 
     def values(self, y: Array) -> Array:
+        if self._rows is not None and self._linear is not None:
+            return self._rows @ y + self._linear[1]
         return self.values_jacobian(y)[0]
 
     def values_jacobian(self, y: Array) -> tuple[Array, Array]:
@@ -187,6 +194,8 @@ class Rows:
         """Keep an affine g's (J, c - J y) from its values c and Jacobian J at y, when finite."""
         if self.affine and bool(self.view.xp.isfinite(c).all()):
             self._linear = (J, c - J @ y)
+            if self.view.xp is np and J.size >= SPARSE_ROWS and np.count_nonzero(J) <= SPARSE_SHARE * J.size:
+                self._rows = sp.csr_matrix(J)
 
     def _in_y(self, J):
         """Jacobian columns of the part's variables scattered into y's coordinates."""

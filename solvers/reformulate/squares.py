@@ -53,16 +53,17 @@ def lift(task: Task) -> Squared:
         return Squared(task)
     taken = set(names) | set(task.fixed) | set(task.problem.declarations)
     swap: dict[Expr, Expr] = {}
-    free, x0, rows = list(task.free), dict(task.x0), list(task.constraints)
+    free, x0, rows, added = list(task.free), dict(task.x0), list(task.constraints), []
     for u in bases:
         r = dag.var(_fresh(taken), u.axes)
         swap[u] = r
-        free.append(Free(r.name, _shape(u, shapes), Attributes()))
+        added.append(r.name)
+        free.append(Free(r.name, _shape(u, shapes) or (), Attributes()))    # _wide: a shape
         x0[r.name] = _value(u, task, x0)                  # the definition holds at the start
         rows.append(Constraint(f"definition of {r.name}", f"{r.name} == (a wide affine map)", "==", dag.sub(r, u)))
     lifted = dataclasses.replace(task, expr=_substitute(task.expr, swap), free=tuple(free), x0=x0,
                                  constraints=tuple(rows))
-    return Squared(lifted, tuple(swap[u].name for u in bases))
+    return Squared(lifted, tuple(added))
 
 
 def _bases(expr: Expr) -> list[Expr]:

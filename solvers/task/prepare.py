@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import weakref
 from types import MappingProxyType
 from typing import Mapping
 
@@ -24,6 +25,7 @@ import numpy as np
 
 import tensorcalc as tc
 from convexcheck import load_problem
+from convexcheck.bridge.translate import frozen
 from convexcheck.problem.admissible import in_bounds
 from convexcheck.problem.model import Declaration, Declarations, Part, Problem
 from solvers.task.distributed import lazy, prepared
@@ -215,15 +217,23 @@ def _array(value, where: str) -> np.ndarray:
 
 
 def _finite_array(array: np.ndarray, where: str) -> np.ndarray:
-    """`array` (float64) after the checks of its size and of finite entries."""
+    """`array` (float64) after the checks of its size and of finite entries (a bridge's
+    frozen constant once: `convexcheck.bridge.translate.frozen`, its values cannot change)."""
     if array.size > MAX_DATA_ENTRIES:
         raise SolverError(f"{where} has {array.size:,} entries, over {MAX_DATA_ENTRIES:,}")
+    if _FINITE.get(id(array)) is array and frozen(array):
+        return array
     if not np.isfinite(array).all():
         bad = np.argwhere(~np.isfinite(array))
         place = tuple(int(i) for i in bad[0])
         raise SolverError(f"{where} has {len(bad)} entries that are NaN or infinite, the first at "
                           f"index {place}: clean or impute the data first")
+    if frozen(array):
+        _FINITE[id(array)] = array
     return array
+
+
+_FINITE: weakref.WeakValueDictionary = weakref.WeakValueDictionary()     # id -> a frozen constant found finite
 
 
 def _start_values(x0, free_decls: list[Declaration]) -> dict[str, np.ndarray]:

@@ -74,3 +74,22 @@ def test_the_starts_of_nested_sites_come_from_the_kept_calls_in_waves():
         starts = lifted.task.x0
         np.testing.assert_allclose(starts["t_abs"], np.abs(A @ x0 - b) + 1, rtol=1e-13)
         assert float(starts["t_max"]) == pytest.approx(float(np.max(starts["t_abs"])) + 1, rel=1e-13)
+
+
+def test_a_large_sparse_affine_block_gives_its_values_from_a_csr_copy():
+    """Second differences of 400 entries: the affine block's Jacobian is 398 x 400 with
+    three entries a row, so its values come from a CSR copy, equal to the dense product."""
+    from solvers.numerics.space import View
+    from solvers.objective.smooth import Objective
+    n = 400
+    D = np.diff(np.eye(n), 2, axis=0)
+    text = "parameter D[m, n]\nvariable x[n]\nminimize sum(x .^ 2)\nsubject to\n    D * x <= 1"
+    task = prepare(text, {"D": D}, None)
+    view = View(Objective(task, np))
+    cons = constraints.Constraints(task, view)
+    y = np.random.default_rng(0).standard_normal(n)
+    c, J = cons.values_jacobian(y)
+    (rows,) = cons.parts
+    assert rows._rows is not None and rows._rows.nnz == 3 * (n - 2)
+    np.testing.assert_allclose(cons.values(2 * y), J @ (2 * y) + (c - J @ y), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(J, D, atol=0)
