@@ -50,7 +50,8 @@ def read(problem: object, data: Mapping[str, object] | None = None, x0: object =
     problem = _as_problem(problem, data, x0)
     _check_solvable(problem)
     present = _variables_of(tuple(part.expr for part in problem.parts))
-    problem = _fix(problem, [n for n in data if n in problem.variables])
+    declared = problem.variables                          # a dict built per access: once
+    problem = _fix(problem, [n for n in data if n in declared])
     _check_names(problem, data, present)
     free_decls = [d for n, d in problem.variables.items() if n in present]
     if not free_decls:
@@ -69,7 +70,7 @@ def read(problem: object, data: Mapping[str, object] | None = None, x0: object =
 
 
 def _reads(c: Constraint, names: set[str]) -> bool:
-    return bool(names & set(_variables_of((c.expr,))))
+    return bool(names & variables(c.expr).keys())
 
 
 def _holds(c: Constraint, fixed: dict) -> bool:
