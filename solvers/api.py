@@ -100,7 +100,7 @@ def minimize(problem: object, data: Mapping[str, object] | None = None, *, x0: o
     task = domain_start.inside(read(problem, data, x0))
     xp = array_module(device)
     convexity, warning = convexity_of(task) if check else ("not checked", None)
-    chain = Chain((CLOSURE, MAXIMIZE, Lift(xp, gtol), SecondOrderCones(xp, method, gtol),
+    chain = Chain((CLOSURE, MAXIMIZE, Lift(xp, gtol, method), SecondOrderCones(xp, method, gtol),
                    WideSquares(xp, method, gtol)))
     work, undo = chain.apply(task)                    # inverted once at the result
     _, _, lifting, coning, squaring = undo

@@ -33,6 +33,7 @@ from typing import Callable
 
 import numpy as np
 
+import tensorcalc as tc
 from solvers.constrained import farkas, interior, kept, lagrangian, pathfollow, qp, ray, recession
 from solvers.constrained.bounds import Projected
 from solvers.constrained.kkt import Solved, bound_duals, bound_multipliers, finish
@@ -44,7 +45,10 @@ from solvers.objective.constraints import Constraints, affine_in, bound_violatio
 from solvers.objective.smooth import Objective, block_axis
 from solvers.result import Status
 from solvers.task.device import to_host
+from solvers.task.prepare import variables
 from solvers.task.records import Task
+from tensorcalc import Expr, dag
+from tensorcalc.algebra.degree import degree
 from tensorcalc.arrays import Array
 
 AUTO_DENSE = 1000       # at most this many entries: auto builds the Hessian (Newton)
@@ -194,7 +198,31 @@ def auto(task: Task, eliminated: tuple[str, ...] = ()) -> str:
     size = sum(v.size for v in task.free if v.name not in eliminated)
     if size <= AUTO_DENSE or _blocked(task) or (size <= AUTO_QP and qp.applies(task)):
         return "newton"
+    if qp.applies(task) and _separable(task):
+        return "newton"
     return "lbfgs"
+
+
+def _separable(task: Task) -> bool:
+    """Whether the objective's Hessian is block diagonal across the free variables (every
+    second derivative between two of them symbolically 0) and within each one over an axis
+    (`block_axis`), or that variable small (at most AUTO_DENSE entries): the QP path's sparse
+    systems then cost what the constraints hold (a Kalman smoother of 12,000 unknowns;
+    the augmented Lagrangian with L-BFGS stops there at its iteration limit)."""
+    found = variables(task.expr)
+    curved = [v for v in task.free if v.name in found and degree(task.expr, (v.name,)) > 1]
+    if any(v.size > AUTO_DENSE and block_axis(task.expr, (v.name,)) is None for v in curved):
+        return False
+    grads = {v.name: tc.derivative(task.expr, found[v.name]) for v in curved}
+    return all(_zero(tc.derivative(grads[u.name], found[v.name])) for u in curved for v in curved
+               if u.name < v.name)
+
+
+def _zero(expr: Expr) -> bool:
+    """Whether expr is symbolically 0 (a constant 0, or a product with one)."""
+    if isinstance(expr, dag.Const):
+        return expr.value == 0
+    return isinstance(expr, dag.Product) and any(_zero(a) for a in expr.args)
 
 
 def _blocked(task: Task) -> bool:

@@ -53,7 +53,7 @@ import scipy.sparse as sp
 from solvers.numerics.linalg import Blocks
 
 REGULARISE = 1e-9    # rho and delta, relative to the data's scale (its largest diagonal or squared row entry)
-SHIFTS = (0.0, 1.0, 1e3)  # K's diagonal shifted by these times delta where a pivot vanishes (an LP's K
+SHIFTS = (0.0, 1.0, 1e3, 1e6)  # K's diagonal shifted by these times delta where a pivot vanishes (an LP's K
                           # is G'WG + D alone: a coordinate only inactive rows touch has a pivot near 0)
 REFINE = 6           # refinement steps at most (each one solve with the factor and one product)
 REFINED = 1e-14      # relative residual at which refinement stops

@@ -32,6 +32,7 @@ from solvers.task.distributed import evaluated
 from solvers.task.prepare import Task, variables
 from solvers.task.records import Constraint
 from tensorcalc import Expr, dag
+from tensorcalc.algebra.degree import degree
 from tensorcalc.memo import memoized
 
 SPARSE_ROWS = 100_000      # an affine block's Jacobian of at least this many entries,
@@ -326,5 +327,7 @@ def affine_in(expr: Expr, names: Sequence[str]) -> bool:
 
 @memoized(maxsize=16384)      # a row per constraint: 500 norm rows must not cycle out (LRU)
 def _affine(expr: Expr, names: tuple[str, ...]) -> bool:
+    if degree(expr, names) <= 1:                  # a polynomial of degree 1 (exact): no derivative needed
+        return True
     found = tc.variables(expr)
     return not any(set(tc.variables(tc.derivative(expr, found[n]))) & set(names) for n in names)

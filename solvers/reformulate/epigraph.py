@@ -23,6 +23,12 @@ left) is lifted: max(abs(A x - b)) with affine rows, maximum(x' * x, 1 - sum(x))
 smooth convex row for the interior point. Anything else (abs under a square, abs of a
 curved argument, a kink that the objective falls with) is left as it is.
 
+In a problem with constraints, huber(A) of an affine A where the function grows with it
+is split as min over w of w^2 + 2 |A - w| (a new variable w, then the abs lifted as
+above), so that a robust fit under constraints (the Kalman smoother) is a QP for `qp`'s
+sparse path; without constraints Newton's method on the smooth Huber term is faster
+(a 450 x 300 Huber fit: 37 ms, against 0.55 s split) and it stays.
+
 More than GROUP scalar kinks of one kind (a sum written term by term, one abs per
 neighbour pair) take the entries of one vector variable (`t_abs_entries`) instead of a
 variable each: the Newton matrix's program has a block per pair of variables.
@@ -62,18 +68,21 @@ class Lifted:
     labels: tuple[str, ...] = ()
 
 
-def lift(task: Task) -> Lifted:
+def lift(task: Task, huber: bool = True) -> Lifted:
     """The task with every liftable kink of the objective and of its `<=` constraints
-    replaced (see the module docstring); the task itself when there is none."""
+    replaced (see the module docstring), Huber terms split where `huber` and the task has
+    constraints; the task itself when there is none."""
     declarations = task.problem.declarations
     names = frozenset(v.name for v in task.free)
     nonneg = frozenset(n for n, d in declarations.items()
                        if d.kind == "parameter" and d.attributes.lower is not None and d.attributes.lower >= 0)
     taken = names | frozenset(task.fixed) | frozenset(declarations)
-    expr, rewritten, sites = _rewritten(task.expr, tuple(c.expr if c.kind == "<=" else None for c in task.constraints),
-                                        names, taken, nonneg)
+    expr, rewritten, sites, splits = _rewritten(task.expr, tuple(c.expr if c.kind == "<=" else None
+                                                                for c in task.constraints), names, taken, nonneg,
+                                                huber and bool(task.constraints))
     if not sites:
         return Lifted(task)
+    task, split = _with_splits(task, splits)
     sites, table, vectors = _vectorised(sites, set(taken) | {t.name for _, _, t in sites})
     if table:
         expr = substitute(expr, table)
@@ -102,7 +111,20 @@ def lift(task: Task) -> Lifted:
         x0[T.name] = np.array(starts[T.name], dtype=float)
         added.append(T.name)
     lifted = dataclasses.replace(task, expr=expr, free=tuple(free), x0=x0, constraints=tuple(constraints))
-    return Lifted(lifted, tuple(added), tuple(labels))
+    return Lifted(lifted, split + tuple(added), tuple(labels))
+
+
+def _with_splits(task: Task, splits: tuple[tuple[Var, Expr], ...]) -> tuple[Task, tuple[str, ...]]:
+    """The task with each Huber split's w a free variable (`_Walk._huber`), started at its
+    minimiser clip(A, -1, 1) at the start; and their names."""
+    if not splits:
+        return task, ()
+    free, x0 = list(task.free), dict(task.x0)
+    for w, A in splits:
+        value = _value(A, task, x0)
+        free.append(Free(w.name, value.shape, Attributes()))
+        x0[w.name] = np.clip(value, -1.0, 1.0)
+    return dataclasses.replace(task, free=tuple(free), x0=x0), tuple(w.name for w, _ in splits)
 
 
 def _attributes(fn: str) -> Attributes:
@@ -145,14 +167,14 @@ def _shown(t: Expr) -> str:
 
 @memoized(maxsize=128)
 def _rewritten(expr: Expr, constraints: tuple[Expr | None, ...], names: frozenset, taken: frozenset,
-               nonneg: frozenset):
+               nonneg: frozenset, huber: bool = False):
     """(objective, `<=` constraints (None for the others), sites) rewritten by one walk:
     a function of the expressions and the names alone, so kept for the next solve of the
     same problem, which then walks nothing."""
-    walk = _Walk(names, taken, nonneg)
+    walk = _Walk(names, taken, nonneg, huber)
     out = walk.rewrite(expr)
     rows = tuple(None if c is None else walk.rewrite(c) for c in constraints)
-    return out, rows, tuple(walk.sites)
+    return out, rows, tuple(walk.sites), tuple(walk.splits)
 
 
 class _Step(NamedTuple):
@@ -165,11 +187,12 @@ class _Step(NamedTuple):
 class _Walk:
     """Finds and replaces the liftable sites (one walk per expression, a cache per node):
     `names` the free variables, `taken` every name in use, `nonneg` the parameters
-    declared >= 0."""
+    declared >= 0; with `huber`, Huber terms of affine arguments are split (`_huber`)."""
 
-    def __init__(self, names: frozenset, taken: frozenset, nonneg: frozenset):
-        self.names, self.taken, self.nonneg = names, set(taken), nonneg
+    def __init__(self, names: frozenset, taken: frozenset, nonneg: frozenset, huber: bool = False):
+        self.names, self.taken, self.nonneg, self.huber = names, set(taken), nonneg, huber
         self.sites: list[tuple[str, tuple[Expr, ...], Var]] = []
+        self.splits: list[tuple[Var, Expr]] = []      # (w, A) of each huber(A) split (`_huber`)
         self.done: dict[tuple, Expr] = {}
         self.counts: dict[str, int] = {}           # the last number given to each kind of site
 
@@ -209,7 +232,18 @@ class _Walk:
         if (sign > 0 and isinstance(node, Elementwise) and node.fn in KINKS
                 and degree(node.args[0], self.names) <= 1):
             return _Step((), lambda done: self._site(node.fn, (node.args[0],), node.axes))
+        if (self.huber and sign > 0 and isinstance(node, Elementwise) and node.fn == "huber"
+                and degree(node.args[0], self.names) == 1):
+            return _Step((), lambda done: self._huber(node.args[0], node.axes))
         return _Step((), lambda done: node)
+
+    def _huber(self, A: Expr, axes) -> Expr:
+        """huber(A) = min over w of w^2 + 2 |A - w| (the minimiser w = clip(A, -1, 1)): a new
+        variable w and the abs site of A - w, so that a Huber fit becomes a QP."""
+        w = dag.var(self._name("w_huber"), axes)
+        self.splits.append((w, A))
+        t = self._site("abs", (dag.sub(A, w),), axes)
+        return dag.add(dag.power(w, dag.const(2.0)), dag.scale(dag.const(2.0), t))
 
     def _max(self, node: Expr, operands: list[Expr]) -> Expr:
         """A max of operands smooth after their own rewriting as a site; else the max
@@ -251,14 +285,18 @@ class _Walk:
 
     def _site(self, fn: str, args: tuple[Expr, ...], axes) -> Var:
         """A new variable t_fn (t_fn_2, t_fn_3, ... for the next, skipping names in use)."""
-        name = f"t_{fn}"
-        while name in self.taken:
-            self.counts[fn] = self.counts.get(fn, 1) + 1
-            name = f"t_{fn}_{self.counts[fn]}"
-        self.taken.add(name)
-        t = dag.var(name, axes)
+        t = dag.var(self._name(f"t_{fn}"), axes)
         self.sites.append((fn, args, t))
         return t
+
+    def _name(self, base: str) -> str:
+        """base, or base_2, base_3, ...: the first name not in use, now taken."""
+        name = base
+        while name in self.taken:
+            self.counts[base] = self.counts.get(base, 1) + 1
+            name = f"{base}_{self.counts[base]}"
+        self.taken.add(name)
+        return name
 
 
 def _max_operands(node: Expr) -> list[Expr]:

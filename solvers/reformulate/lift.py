@@ -27,14 +27,18 @@ class Lifting:
 @dataclass(frozen=True)
 class Lift:
     """The epigraph lift on `xp` (NumPy: lifted; another module: left as it is); `gtol`
-    is the solve's, which the original constraints are held to (violation <= gtol / 100)."""
+    is the solve's, which the original constraints are held to (violation <= gtol / 100).
+    Huber terms are split only for `method` "newton" or "auto" (the interior point's QP
+    path gains; the augmented Lagrangian with L-BFGS converges worse on the split)."""
 
     xp: Any
     gtol: float
+    method: str = "newton"
 
     def apply(self, task: Task) -> tuple[Task, Lifting]:
         import numpy as np
-        lifted = epigraph.lift(task) if self.xp is np else epigraph.Lifted(task)
+        huber = self.method in ("newton", "auto")
+        lifted = epigraph.lift(task, huber) if self.xp is np else epigraph.Lifted(task)
         return lifted.task, Lifting(task, lifted)
 
     def invert(self, result: Result, inverse: Lifting) -> Result:

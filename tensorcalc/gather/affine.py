@@ -212,7 +212,7 @@ class Solution:
         b = np.array([-c for _, c in self.system], dtype=object)
         for k in range(max(self.kappa, 1)):
             order = [i for i in range(n_in + self.kappa) if i != n_in + k] + [n_in + k][:self.kappa]
-            elim = inequalities.fourier_motzkin([[a[i] for i in order] for a, _ in self.system])
+            elim = _eliminated(tuple(tuple(a[i] for i in order) for a, _ in self.system))
             if feasible is None:
                 feasible = not (len(elim.feasible) and any(v > 0 for v in elim.feasible @ b))
             if self.kappa:
@@ -243,9 +243,17 @@ class Solution:
         return np.array([0] * n_in + [lo for lo, _ in self.zbox], dtype=object)
 
 
-@memoized(maxsize=512)
+@memoized(maxsize=8192)
 def _solution(node: Gather) -> Solution:
     return Solution(node)
+
+
+@memoized(maxsize=1024)
+def _eliminated(A: tuple[tuple[int, ...], ...]) -> inequalities.Elimination:
+    """`inequalities.fourier_motzkin(A)`, kept: it depends on the coefficients alone, which
+    the gathers of one slice at different offsets (x[0:4, t] for every t of a loop of
+    constraints) share; only their constants differ. Read-only, as it is shared."""
+    return inequalities.fourier_motzkin([list(a) for a in A])
 
 
 def box_rows(lengths: Sequence[int], width: int, start: int = 0) -> list[Ineq]:
