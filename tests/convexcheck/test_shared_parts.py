@@ -222,3 +222,14 @@ def test_a_declaration_without_a_value_is_named_as_written(monkeypatch):
     with pytest.raises(ProblemError, match="parameter 'a1'") as raised:
         convexcheck.analyze(text, samples=5)
     assert "_p0_" not in str(raised.value)
+
+
+def test_affine_parts_are_proven_without_sampling_and_curved_ones_keep_the_guard():
+    text = ("variable x[n]\nparameter A[m, n]\nparameter b[m]\nminimize sum(x .^ 2)\nsubject to\n"
+            "  A * x - b <= 0\n  sum(x) == 1\n")
+    report = convexcheck.analyze(text, samples=5, dims={"n": 4, "m": 3})
+    assert report.verdict == "convex"
+    for part in report.constraints:                 # affine: degree 1, nothing for the guard
+        assert part.convex.status == part.concave.status == "proven"
+        assert part.evidence is None
+    assert report.objective.evidence is not None and report.objective.evidence.samples > 0
