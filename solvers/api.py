@@ -20,6 +20,7 @@ from solvers.reformulate.closure import CLOSURE
 from solvers.reformulate.cones import SecondOrderCones
 from solvers.reformulate.lift import Lift, Lifting
 from solvers.reformulate.squares import WideSquares
+from solvers.task import domain
 from solvers.task.convexity import convexity_of
 from solvers.task.device import array_module, to_host
 from solvers.task.prepare import SolverError, Task, read
@@ -97,8 +98,9 @@ def minimize(problem: object, data: Mapping[str, object] | None = None, *, x0: o
     if blocks is not None:
         raise SolverError(f"blocks are for method='alternate', not {method!r}")
     checked = _options(tol, gtol, max_iter if max_iter is not None else 0, c1, max_trials, verbose, callback)
-    task = domain_start.inside(read(problem, data, x0))
     xp = array_module(device)
+    task = read(problem, data, x0)
+    task = domain_start.inside(task, _coned_away(task, SecondOrderCones(xp, method, gtol)))
     convexity, warning = convexity_of(task) if check else ("not checked", None)
     chain = Chain((CLOSURE, MAXIMIZE, Lift(xp, gtol, method), SecondOrderCones(xp, method, gtol),
                    WideSquares(xp, method, gtol)))
@@ -117,6 +119,17 @@ def minimize(problem: object, data: Mapping[str, object] | None = None, *, x0: o
     out = _solve(work, obj, method, opts, gtol, tol, memory)
     result = _result(obj, out, method, device, convexity, warning, time.perf_counter() - start)
     return chain.invert(result, undo)
+
+
+def _coned_away(task: Task, coning: SecondOrderCones) -> frozenset:
+    """The arguments of domain conditions that the cones take away (a 2-norm's sum of
+    squares, whose sqrt the coned task no longer has): no phase one moves the start for
+    them (a control problem's 60 thrust norms: 15 ms a solve)."""
+    coned = coning.apply(task)[0]
+    if coned is task:
+        return frozenset()
+    left = {c.arg for c in domain.conditions(coned)}
+    return frozenset(c.arg for c in domain.conditions(task) if c.arg not in left)
 
 
 def _alternate(problem: object, data: Mapping[str, object] | None, x0: object,

@@ -74,12 +74,14 @@ class Target:
     size: int = 0                 # the matrix's order
 
 
-def inside(task: Task) -> Task:
+def inside(task: Task, ignored: frozenset[Expr] = frozenset()) -> Task:
     """`task` with its start moved strictly inside the domain where it is not there (the
-    module docstring); SolverError where phase one shows that no point is."""
+    module docstring); SolverError where phase one shows that no point is. Conditions on
+    the arguments in `ignored` (those a later reduction takes away: a 2-norm's sum of
+    squares, kept as a cone) do not count."""
     if any(is_dask(a) for a in task.fixed.values()):
         return task
-    conds = conditions(task)
+    conds = tuple(c for c in conditions(task) if c.arg not in ignored)
     if not conds or not unmet(conds, task, task.x0):
         return task
     point = _phase_one(task, conds)

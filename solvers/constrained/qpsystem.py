@@ -8,14 +8,14 @@ algebra of one step (`Method`): K = H + G'WG + D (plus the second-order cones' G
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 
 from solvers.constrained import elimination, lowrank
 from solvers.constrained.interior import Interior
-from solvers.constrained.schur import schur_inverse
+from solvers.constrained.schur import schur_solver
 from solvers.numerics import soc, sparse
 from solvers.numerics.linalg import NO_SHIFT, Blocks, Factor, shifted
 from solvers.numerics.space import dense
@@ -69,11 +69,11 @@ class Direction(NamedTuple):
 
 
 class Schur(NamedTuple):
-    """With equalities: Y = K^-1 E', the pseudo-inverse of E Y (`schur.schur_inverse`), and
-    rho where K + rho E'E was factored instead of K (0: K itself)."""
+    """With equalities: Y = K^-1 E', r -> (E Y)^+ r (`schur.schur_solver`), and rho where
+    K + rho E'E was factored instead of K (0: K itself)."""
 
     Y: Array
-    inverse: Array
+    solve: Callable[[Array], Array]
     rho: float
 
 
@@ -98,6 +98,7 @@ class Method:
         if self.pattern is not None:           # H, G, E as CSR: every product then costs what they hold
             qp = replace(qp, H=self.pattern.H, G=self.pattern.G, E=self.pattern.E)
         self.qp = qp
+        self.independent: bool | None = None      # whether E has full row rank (`_schur`)
         self.mg = qp.G.shape[0]
         self.m = self.mg + qp.L.size + qp.U.size
         self.L, self.U = _span(self.xp, qp.L), _span(self.xp, qp.U)     # the bounded coordinates
@@ -178,8 +179,11 @@ class Method:
         return fac, self._schur(fac, rho)
 
     def _schur(self, fac: Factor, rho: float) -> Schur:
-        Y = fac.solve(self.qp.E.T)
-        return Schur(Y, schur_inverse(self.xp, self.qp.E @ Y), rho)
+        E = self.qp.E
+        if self.independent is None:             # E is fixed: its rank is checked once
+            self.independent = bool(np.linalg.matrix_rank(_dense_rows(E)) == E.shape[0])
+        Y = fac.solve(E.T)
+        return Schur(Y, schur_solver(self.xp, E @ Y, self.independent), rho)
 
     def _quasi_definite(self, d: Array, w: Array) -> sparse.KKTFactor | None:
         """The factor of the quasi-definite system (`numerics.sparse`, which shifts vanishing
@@ -199,7 +203,7 @@ class Method:
             return fac.solve(r), self.xp.zeros(s.shape[0])
         E = self.qp.E
         dy = fac.solve(r + schur.rho * (E.T @ s) if schur.rho else r)
-        dnu = schur.inverse @ (E @ dy - s)
+        dnu = schur.solve(E @ dy - s)
         return dy - schur.Y @ dnu, dnu
 
     def step(self, fac: Factor | sparse.KKTFactor, schur: Schur | None, it: Iterate, r: Residuals, rc: Array,
@@ -245,3 +249,10 @@ def _span(xp: ArrayModule, index: Array) -> slice | Array:
     if int(index[-1]) - first + 1 == n and (n == 1 or bool((xp.diff(index) == 1).all())):
         return slice(first, first + n)
     return index
+
+
+def _dense_rows(E: Array) -> np.ndarray:
+    """E as a host array (it may be CSR or a device array) for the rank test."""
+    if sp.issparse(E):
+        return E.toarray()
+    return np.asarray(E.get() if hasattr(E, "get") else E)

@@ -5,7 +5,9 @@ J_e, the Newton step needs (J_e K^-1 J_e')^+, K the factored Newton matrix (a
 from __future__ import annotations
 
 import math
+from typing import Callable
 
+from solvers.numerics.linalg import NO_SHIFT, shifted
 from tensorcalc.arrays import Array, ArrayModule
 
 DEPENDENT = 1e-13    # an eigenvalue of a Schur complement at most this share of the largest: 0
@@ -33,3 +35,16 @@ def schur_inverse(xp: ArrayModule, S: Array) -> Array:
 def solve_small(xp: ArrayModule, S: Array, rhs: Array) -> Array:
     """S^+ rhs for the equalities' Schur complement (`schur_inverse`)."""
     return schur_inverse(xp, S) @ rhs
+
+
+def schur_solver(xp: ArrayModule, S: Array, independent: bool) -> Callable[[Array], Array]:
+    """r -> S^+ r: by S's Cholesky factor where the equality rows are `independent` (E of
+    full row rank, checked once per QP: then S = E K^-1 E' is positive definite for every
+    positive definite K), a quarter of the eigendecomposition's cost; else, or where the
+    factor fails, by the rank-revealing `schur_inverse`."""
+    if independent:
+        fac = shifted(xp, (S + S.T) / 2, NO_SHIFT).factor
+        if fac is not None:
+            return fac.solve
+    inverse = schur_inverse(xp, S)
+    return lambda r: inverse @ r

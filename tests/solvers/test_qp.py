@@ -328,3 +328,20 @@ def test_the_augmented_lagrangian_claims_no_success_on_an_lp_with_tiny_costs(met
     result = solvers.minimize(text, data={"A": A, "b": b, "c": c}, method=method, max_iter=300)
     reference = linprog(c, A_ub=A, b_ub=b, bounds=[(0, 1)] * 10, method="highs")
     assert not result.success or result.fun == pytest.approx(reference.fun, rel=1e-6)
+
+
+def test_schur_solver_by_cholesky_or_pseudo_inverse():
+    """Independent rows: S's Cholesky factor; dependent ones: the rank-revealing
+    pseudo-inverse, which answers the consistent right-hand side exactly."""
+    from solvers.constrained.schur import schur_solver
+    rng = np.random.default_rng(0)
+    E = rng.standard_normal((4, 9))
+    K = np.eye(9) + 0.1 * np.ones((9, 9))
+    S = E @ np.linalg.solve(K, E.T)
+    r = rng.standard_normal(4)
+    np.testing.assert_allclose(schur_solver(np, S, True)(r), np.linalg.solve(S, r), rtol=1e-10)
+    Ed = np.vstack([E, E[0] + E[1]])                     # a dependent row
+    Sd = Ed @ np.linalg.solve(K, Ed.T)
+    rd = Sd @ rng.standard_normal(5)                      # consistent
+    x = schur_solver(np, Sd, False)(rd)
+    np.testing.assert_allclose(Sd @ x, rd, atol=1e-9 * np.abs(rd).max())

@@ -334,3 +334,23 @@ def test_cones_with_states_only_equalities_fix(monkeypatch):
     assert res.success, res.message
     assert abs(res.fun - ref) <= 1e-6 * max(1.0, abs(ref))
     assert res.constr_violation <= 1e-8
+
+
+def test_no_phase_one_for_norms_kept_as_cones(monkeypatch):
+    """A 2-norm at the zero start: its sqrt is not differentiable there, but the interior
+    point keeps it as a cone, so no phase one moves the start; L-BFGS meets the sqrt and
+    still gets a start inside its domain."""
+    from solvers.constrained import domain_start
+    calls = []
+    real = domain_start._phase_one
+    monkeypatch.setattr(domain_start, "_phase_one", lambda *a: calls.append(1) or real(*a))
+    rng = np.random.default_rng(2)
+    A, b = rng.standard_normal((8, 3)), rng.standard_normal(8)
+    text = "parameter A[m, n]\nparameter b[m]\nvariable x[n]\nminimize norm2(A * x - b) + sum(x .^ 2)"
+    coned = solvers.minimize(text, {"A": A, "b": b}, method="auto")
+    assert coned.success, coned.message
+    assert not calls
+    smooth = solvers.minimize(text, {"A": A, "b": b}, x0={"x": np.linalg.lstsq(A, b, rcond=None)[0]},
+                              method="lbfgs")
+    assert smooth.success, smooth.message
+    assert abs(coned.fun - smooth.fun) <= 1e-6 * max(1.0, abs(coned.fun))
