@@ -29,14 +29,26 @@ import numpy as np
 from solvers.numerics.linalg import cholesky
 from solvers.numerics.space import Space
 from tensorcalc.arrays import Array, ArrayModule
+from tensorcalc.memo import memoized
 
 EPS = float(np.finfo(float).eps)
 
 
 def _local(xp: ArrayModule, n: int) -> tuple[Array, Array, Array]:
     """Upper-triangle maps of one n x n matrix (as `Space` builds them for all of z)."""
+    up, down, twin = _maps(n)
+    return xp.asarray(up), xp.asarray(down), xp.asarray(twin)
+
+
+@memoized(maxsize=64)
+def _maps(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The host arrays of `_local`, kept per order (read-only, as they are shared): a
+    solve asks for them several times an iteration."""
     i, j = np.triu_indices(n)
-    return xp.asarray(i * n + j), xp.asarray(j * n + i), xp.asarray((i != j).astype(np.float64))
+    maps = (i * n + j, j * n + i, (i != j).astype(np.float64))
+    for a in maps:
+        a.flags.writeable = False
+    return maps
 
 
 def matrices(space: Space, y: Array) -> list[Array]:
