@@ -16,7 +16,7 @@ from solvers.methods.history import optimize_result
 from solvers.methods.loop import Options, Outcome, run
 from solvers.methods.newton import Newton, NewtonCG
 from solvers.objective.smooth import Objective
-from solvers.reformulate.closure import CLOSURE
+from solvers.reformulate.closure import Closure
 from solvers.reformulate.cones import SecondOrderCones
 from solvers.reformulate.lift import Lift, Lifting
 from solvers.reformulate.squares import WideSquares
@@ -100,9 +100,10 @@ def minimize(problem: object, data: Mapping[str, object] | None = None, *, x0: o
     checked = _options(tol, gtol, max_iter if max_iter is not None else 0, c1, max_trials, verbose, callback)
     xp = array_module(device)
     task = read(problem, data, x0)
-    task = domain_start.inside(task, _coned_away(task, SecondOrderCones(xp, method, gtol)))
+    ignored = _coned_away(task, SecondOrderCones(xp, method, gtol))
+    task = domain_start.inside(task, ignored)
     convexity, warning = convexity_of(task) if check else ("not checked", None)
-    chain = Chain((CLOSURE, MAXIMIZE, Lift(xp, gtol, method), SecondOrderCones(xp, method, gtol),
+    chain = Chain((Closure(ignored), MAXIMIZE, Lift(xp, gtol, method), SecondOrderCones(xp, method, gtol),
                    WideSquares(xp, method, gtol)))
     work, undo = chain.apply(task)                    # inverted once at the result
     _, _, lifting, coning, squaring = undo

@@ -113,7 +113,7 @@ def kept_component(task: Task) -> Component | None:
     return component(task, narrowing(task))
 
 
-def closure_rows(task: Task) -> Task:
+def closure_rows(task: Task, ignored: frozenset[Expr] = frozenset()) -> Task:
     """`task` with a row sign * u >= 0 (c = -sign * u <= 0, labelled "domain of ...") for
     every affine target (`_targets`; not a matrix, no sign chosen at 0) that holds strictly
     at every entry at the start, of a condition whose component is narrower than where it
@@ -124,7 +124,7 @@ def closure_rows(task: Task) -> Task:
     and a solve with no barrier jams there. u > 0 of an affine u (log, entr) gets no row:
     its domain is its component, and solves kept it before (rows cost kl_projection three
     iterations)."""
-    conds = narrowing(task)
+    conds = tuple(c for c in narrowing(task) if c.arg not in ignored)
     if not conds:
         return task
     at = {**task.fixed, **task.x0}

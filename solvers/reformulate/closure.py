@@ -23,13 +23,16 @@ from solvers.task.reductions import Result
 
 @dataclass(frozen=True)
 class Closure:
-    """The reduction of the module docstring."""
+    """The reduction of the module docstring; conditions on the arguments in `ignored`
+    (a 2-norm's sum of squares that the cones take away) get no row."""
+
+    ignored: frozenset = frozenset()
 
     def apply(self, task: Task) -> tuple[Task, tuple[str, ...]]:
         """(the task with its closure rows, their labels); without constraints, the task."""
         if not task.constraints:
             return task, ()
-        closed = closure_rows(task)
+        closed = closure_rows(task, self.ignored)
         return closed, tuple(c.label for c in closed.constraints[len(task.constraints):])
 
     def invert(self, result: Result, inverse: tuple[str, ...]) -> Result:

@@ -32,7 +32,7 @@ from convexcheck.problem.model import Attributes
 from solvers.constrained import dispatch as constrained
 from solvers.reformulate.restore import original
 from solvers.task.prepare import Free, Task, variables
-from solvers.task.records import SecondOrder
+from solvers.task.records import Constraint, SecondOrder
 from tensorcalc import Expr, dag
 from tensorcalc.algebra.degree import degree
 from tensorcalc.dag import Const, Elementwise, Power, Product, Sum, Var
@@ -63,22 +63,16 @@ def cones(task: Task) -> Coned:
     names = frozenset(v.name for v in task.free)
     nonneg = frozenset(n for n, d in task.problem.declarations.items()
                        if d.kind == "parameter" and d.attributes.lower is not None and d.attributes.lower >= 0)
-    walk = _Walk(names, names | frozenset(task.fixed) | frozenset(task.problem.declarations), nonneg)
-    found: list[SecondOrder] = []
-    kept, direct = [], []
-    for c in task.constraints:
-        cone = _direct(c.expr, names) if c.kind == "<=" else None
-        if cone is not None:
-            found.append(dataclasses.replace(cone, label=c.label))
-            direct.append(c.label)
-        else:
-            kept.append(dataclasses.replace(c, expr=walk.rewrite(c.expr)) if c.kind == "<=" else c)
-    expr = walk.rewrite(task.expr)
-    if not found and not walk.sites:
+    taken = names | frozenset(task.fixed) | frozenset(task.problem.declarations)
+    expr, rows, found, direct, sites = _plan(task.expr, task.constraints, names, taken, nonneg)
+    if not found and not sites:
         return Coned(task)
+    kept = [c if e is c.expr else dataclasses.replace(c, expr=e) for c, e in zip(task.constraints, rows)
+            if e is not None]
+    found = list(found)
     free, x0 = list(task.free), dict(task.x0)
-    values = _values(tuple(norm.u for norm, _, _ in walk.sites), task, x0)
-    for (norm, t, over), value in zip(walk.sites, values):
+    values = _values(tuple(norm.u for norm, _, _ in sites), task, x0)
+    for (norm, t, over), value in zip(sites, values):
         value = value.transpose(norm.perm)
         size = np.sqrt(np.sum(value.reshape(value.shape[:t.order] + (-1,)) ** 2, axis=-1))
         free.append(Free(t.name, size.shape, Attributes()))
@@ -88,7 +82,26 @@ def cones(task: Task) -> Coned:
                                  dag.sub(t, over)))                     # ||(2U, t - T)|| <= t + T
     coned = dataclasses.replace(task, expr=expr, free=tuple(free), x0=x0, constraints=tuple(kept),
                                 cones=task.cones + tuple(found))
-    return Coned(coned, tuple(t.name for _, t, _ in walk.sites), tuple(direct))
+    return Coned(coned, tuple(t.name for _, t, _ in sites), direct)
+
+
+@memoized(maxsize=64)
+def _plan(expr: Expr, constraints: tuple[Constraint, ...], names: frozenset, taken: frozenset, nonneg: frozenset):
+    """(objective, each constraint's expression or None where it became cones alone, the
+    cones of those, their labels, the norm sites) by one walk: a function of the
+    expressions and names alone, kept for the next solve of the problem (500 rows: 5 ms)."""
+    walk = _Walk(names, taken, nonneg)
+    found: list[SecondOrder] = []
+    rows: list[Expr | None] = []
+    direct: list[str] = []
+    for c in constraints:
+        cone = _direct(c.expr, names) if c.kind == "<=" else None
+        if cone is not None:
+            found.append(dataclasses.replace(cone, label=c.label))
+            direct.append(c.label)
+        rows.append(None if cone is not None else walk.rewrite(c.expr) if c.kind == "<=" else c.expr)
+    out = walk.rewrite(expr)
+    return out, tuple(rows), tuple(found), tuple(direct), tuple(walk.sites)
 
 
 @memoized(maxsize=4096)
