@@ -34,6 +34,7 @@ from __future__ import annotations
 import itertools
 import re
 import weakref
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -336,6 +337,27 @@ def _rel_entr(t, e, x, y, kl: bool = False):
     return Node(f"({text} - {xs.text} + {ys})" if kl else text, s)
 
 
+def _geo_mean(t, e, a):
+    """CVXPY's geo_mean(x, p) = prod x_i ^ w_i, w = p / sum(p), of a vector: the language's
+    geo_mean(x) (exp(mean(log(x)))) for equal weights; for others, of a declared vector,
+    exp(sum_i w_i log(x[i])) over the nonzero weights (concave, proven: the weights are
+    numbers the certificate reads). log's domain makes x > 0 where CVXPY's is x >= 0."""
+    if getattr(e, "axis", None) is not None or len(a.shape) > 1:
+        raise ProblemError("geo_mean along an axis or of a matrix is not supported; give a vector "
+                           "(cp.vec(X)) and axis=None")
+    if not a.shape:
+        return a
+    weights = [Fraction(v) for v in e.p]
+    if len(set(weights)) == 1:
+        return Node(f"geo_mean({a.text})", ())
+    if a.text not in t.decls:
+        raise ProblemError("geo_mean with unequal weights is supported of a variable or parameter only; "
+                           "give it a variable (x == expression) or equal weights")
+    total = sum(weights)
+    terms = [f"({number(float(w / total))} * log({a.text}[{k}]))" for k, w in enumerate(weights) if w]
+    return Node(f"exp({' + '.join(terms)})", ())
+
+
 def _matrix_frac(t, e, x, p):
     if len(x.shape) == 2:
         return Node(f"((inv({p.text}) *(ij,jk->ik) {x.text}) *(ik,ik->) {x.text})", ())
@@ -382,6 +404,7 @@ RULES = {
     "logistic": _call("log(1 + exp({0}))"), "log_sum_exp": _log_sum_exp,
     "QuadForm": _quad_form, "quad_over_lin": _quad_over_lin, "rel_entr": _rel_entr,
     "kl_div": lambda t, e, x, y: _rel_entr(t, e, x, y, kl=True),
+    "GeoMean": _geo_mean,
     "MatrixFrac": _pd_domain(_matrix_frac, 1), "log_det": _pd_domain(_call("log(det({0}))")),
     "tr_inv": _pd_domain(_call("(inv({0}) *(ii,->) 1)")),
     "index": _index,

@@ -199,7 +199,8 @@ def test_non_smooth_models_are_proven_convex(name):
     (lambda v: cp.max(cp.Variable(40)), "max over 40 entries is not supported"),
     (lambda v: cp.sum(cp.max(cp.Variable((2, 3)), axis=0, keepdims=True)), "keepdims=True is not supported"),
     (lambda v: cp.pnorm(v, 0.5), "pnorm with p = 0.5 is not supported"),
-    (lambda v: cp.geo_mean(v), "CVXPY atom GeoMeanApprox has no convexcheck translation"),
+    (lambda v: cp.geo_mean(v + 1, [1, 2, 3]), "geo_mean with unequal weights is supported of a variable"),
+    (lambda v: cp.geo_mean(cp.Variable((2, 2), pos=True)), "geo_mean along an axis or of a matrix"),
     (lambda v: cp.Problem(cp.Minimize(cp.sum(v)), [cp.Variable((2, 2), symmetric=True) >> 0]),
      "constraint 1: CVXPY PSD constraints are not supported"),
     (lambda v: v, r"the expression has shape \(3,\); give a scalar"),
@@ -222,3 +223,18 @@ def test_a_translated_problem_with_vector_constraints_solves_as_cvxpy_does():
     assert result.status == 0 and result.fun == pytest.approx(prob.value, rel=1e-8)
     for k in (1, 3):
         np.testing.assert_allclose(result.multipliers[f"constraint {k}"], prob.constraints[k - 1].dual_value, atol=1e-6)
+
+
+@pytest.mark.parametrize("weights", [None, [1, 3, 2], [2, 1, 0]])
+def test_geo_mean_is_proven_concave_and_solves_as_cvxpy_does(weights):
+    """geo_mean as exp(mean(log x)) (equal weights) or exp(sum_i w_i log x[i]): the
+    certificate proves it concave and the solve reaches CVXPY's optimum."""
+    import solvers
+    x = cp.Variable(3, name="x", nonneg=True)
+    gm = cp.geo_mean(x) if weights is None else cp.geo_mean(x, weights)
+    problem = cp.Problem(cp.Maximize(gm), [cp.sum(x) <= 3, x[0] <= 0.5, x <= 2])
+    assert convexcheck.analyze_cvxpy(problem, samples=4).verdict == "convex"
+    result = solvers.minimize(problem, method="auto")
+    problem.solve(solver="CLARABEL")
+    assert result.success, result.message
+    assert result.fun == pytest.approx(problem.value, rel=1e-6)
