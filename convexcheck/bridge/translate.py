@@ -34,12 +34,28 @@ from __future__ import annotations
 import itertools
 import re
 import weakref
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from convexcheck.analysis import analyze
+from convexcheck.bridge.atoms import (
+    applied,
+    call,
+    div,
+    geo_mean,
+    log_sum_exp,
+    matmul,
+    matrix_frac,
+    pd_domain,
+    power,
+    quad_form,
+    quad_over_lin,
+    rel_entr,
+    total,
+    transpose,
+    unsupported,
+)
 from convexcheck.bridge.data import (
     Subexpression,
     as_array,
@@ -52,7 +68,7 @@ from convexcheck.bridge.data import (
 from convexcheck.bridge.linear import index as _index
 from convexcheck.bridge.linear import linear as _linear
 from convexcheck.bridge.nonsmooth import RULES as NONSMOOTH_RULES
-from convexcheck.bridge.text import LETTERS, Node, axis_sum, fit, full, scalar, times
+from convexcheck.bridge.text import LETTERS, Node, fit, full, times
 from convexcheck.problem.declarations import KEYWORDS, RESERVED
 from convexcheck.problem.model import Problem
 from convexcheck.problem.reader import ProblemError, load_problem
@@ -250,7 +266,7 @@ def _rule(e):
         if cls.__name__ in RULES:
             return RULES[cls.__name__]
     raise ProblemError(f"CVXPY atom {type(e).__name__} has no convexcheck translation; supported: "
-                       f"{', '.join(sorted(n for n, r in RULES.items() if r is not _unsupported))}")
+                       f"{', '.join(sorted(n for n, r in RULES.items() if r is not unsupported))}")
 
 
 def _bounds_of(e) -> tuple:
@@ -268,150 +284,34 @@ def _identifier(name: str, used: set[str]) -> str:
     return out
 
 
-# ----------------------------------------------------------------------------- helpers for rules
-
 # ----------------------------------------------------------------------------- the rules
-
-MATMUL = {(1, 1): "i,i->", (2, 1): "ij,j->i", (1, 2): "i,ij->j", (2, 2): "ij,jk->ik"}
-
-
-def _matmul(t, e, a, b):
-    if scalar(a) is not None or scalar(b) is not None:
-        return Node(times(a, b, tuple(e.shape)), tuple(e.shape))
-    spec = MATMUL.get((len(a.shape), len(b.shape)))
-    if spec is None:
-        raise ProblemError(f"@ of shapes {a.shape} and {b.shape} is not supported (vectors and matrices only)")
-    return Node(f"({a.text} *({spec}) {b.text})", tuple(e.shape))
-
-
-def _div(t, e, a, b):
-    sb, shape = scalar(b), tuple(e.shape)
-    if sb is not None:
-        return Node(f"({a.text} / {sb})" if not shape else f"((1 / {sb}) * {fit(a, shape)})", shape)
-    return Node(f"({fit(a, shape)} / {b.text})", shape)
-
-
-def _transpose(t, e, a):
-    if len(a.shape) == 2 and e.get_data()[0] in (None, (1, 0), [1, 0]):
-        return Node(f"({a.text} *(ij,->ji) 1)", tuple(e.shape))
-    return a if len(a.shape) < 2 else _linear(t, e, a)
-
-
-def _sum(t, e, a):
-    axis, keepdims = e.get_data()
-    return _linear(t, e, a) if keepdims else Node(axis_sum(a.text, a.shape, axis), tuple(e.shape))
-
-
-def _power(t, e, a):
-    p = e.get_data()[0]
-    if hasattr(p, "parameters") and p.parameters():
-        raise ProblemError("power with a parameter exponent is not supported; give a number")
-    p = float(value_of(p, "the exponent of power"))
-    return a if p == 1 else Node(f"({a.text} ^ {number(p)})", a.shape)
-
-
-def _log_sum_exp(t, e, a):
-    axis, keepdims = e.get_data()
-    if keepdims:
-        raise ProblemError("log_sum_exp with keepdims=True is not supported; drop keepdims")
-    return Node(f"log({axis_sum(f'exp({a.text})', a.shape, axis)})", tuple(e.shape))
-
-
-def _quad_form(t, e, x, p):
-    if not x.shape:
-        return Node(f"({x.text} * {scalar(p) or f'sum({p.text})'} * {x.text})", ())
-    return Node(f"({x.text} *(i,ij->j) {p.text} *(j,j->) {x.text})", ())
-
-
-def _quad_over_lin(t, e, x, y):
-    if e.get_data()[0] is not None:
-        raise ProblemError("quad_over_lin with an axis is not supported; give axis=None")
-    return Node(f"({axis_sum(f'({x.text} ^ 2)', x.shape, None)} / {scalar(y)})", ())
-
-
-def _rel_entr(t, e, x, y, kl: bool = False):
-    """x log(x/y), and for kl_div (kl) that - x + y, element-wise with broadcasting."""
-    s = tuple(e.shape)
-    xs, ys = Node(fit(x, s), s), fit(y, s)
-    text = times(xs, Node(f"log({xs.text} / {ys})", s), s)
-    return Node(f"({text} - {xs.text} + {ys})" if kl else text, s)
-
-
-def _geo_mean(t, e, a):
-    """CVXPY's geo_mean(x, p) = prod x_i ^ w_i, w = p / sum(p), of a vector: the language's
-    geo_mean(x) (exp(mean(log(x)))) for equal weights; for others, of a declared vector,
-    exp(sum_i w_i log(x[i])) over the nonzero weights (concave, proven: the weights are
-    numbers the certificate reads). log's domain makes x > 0 where CVXPY's is x >= 0."""
-    if getattr(e, "axis", None) is not None or len(a.shape) > 1:
-        raise ProblemError("geo_mean along an axis or of a matrix is not supported; give a vector "
-                           "(cp.vec(X)) and axis=None")
-    if not a.shape:
-        return a
-    weights = [Fraction(v) for v in e.p]
-    if len(set(weights)) == 1:
-        return Node(f"geo_mean({a.text})", ())
-    if a.text not in t.decls:
-        raise ProblemError("geo_mean with unequal weights is supported of a variable or parameter only; "
-                           "give it a variable (x == expression) or equal weights")
-    total = sum(weights)
-    terms = [f"({number(float(w / total))} * log({a.text}[{k}]))" for k, w in enumerate(weights) if w]
-    return Node(f"exp({' + '.join(terms)})", ())
-
-
-def _matrix_frac(t, e, x, p):
-    if len(x.shape) == 2:
-        return Node(f"((inv({p.text}) *(ij,jk->ik) {x.text}) *(ik,ik->) {x.text})", ())
-    return Node(f"({x.text} *(i,ij->j) inv({p.text}) *(j,j->) {x.text})", ())
-
-
-def _unsupported(t, e, *args):
-    raise ProblemError(f"CVXPY {type(e).__name__} has no exact lowering to convexcheck's functions "
-                       f"(abs, relu, smooth atoms); rewrite it with those, or leave it to CVXPY's DCP")
-
-
-def _call(template: str):
-    """A rule for a function of one argument whose text is {0}, keeping the atom's shape."""
-    return lambda t, e, a: Node(template.format(a.text), tuple(e.shape))
-
-
-def _pd_domain(rule, k: int = 0):
-    """`rule`, and argument k declared pd if it is a PSD variable."""
-    def pd_rule(t, e, *args):
-        t.pd(e.args[k])
-        return rule(t, e, *args)
-    return pd_rule
-
-
-def _with(function: str, a: Node) -> Node:
-    return Node(f"{function}({a.text})", a.shape)
-
 
 RULES = {
     "Variable": lambda t, e: t.leaf(e, "variable"),
     "Parameter": lambda t, e: t.leaf(e, "parameter"),
     "AddExpression": lambda t, e, *args: Node("(" + " + ".join(fit(a, e.shape) for a in args) + ")",
                                               tuple(e.shape)),
-    "NegExpression": _call("(-{0})"),
+    "NegExpression": call("(-{0})"),
     "Promote": lambda t, e, a: t.promote(a, tuple(e.shape)),
-    "MulExpression": _matmul, "DivExpression": _div,
+    "MulExpression": matmul, "DivExpression": div,
     "multiply": lambda t, e, a, b: Node(times(a, b, tuple(e.shape)), tuple(e.shape)),
-    "transpose": _transpose,
-    "Sum": _sum, "Trace": _call("({0} *(ii,->) 1)"),
-    "exp": _call("exp({0})"), "log": _call("log({0})"), "log1p": _call("log(1 + {0})"),
-    "entr": lambda t, e, a: Node(f"(-{times(a, _with('log', a), a.shape)})", a.shape),
-    "xexp": lambda t, e, a: Node(times(a, _with("exp", a), a.shape), a.shape),
-    "Power": _power, "power": _power, "inv_pos": _call("({0} ^ (-1))"),
-    "logistic": _call("log(1 + exp({0}))"), "log_sum_exp": _log_sum_exp,
-    "QuadForm": _quad_form, "quad_over_lin": _quad_over_lin, "rel_entr": _rel_entr,
-    "kl_div": lambda t, e, x, y: _rel_entr(t, e, x, y, kl=True),
-    "GeoMean": _geo_mean,
-    "MatrixFrac": _pd_domain(_matrix_frac, 1), "log_det": _pd_domain(_call("log(det({0}))")),
-    "tr_inv": _pd_domain(_call("(inv({0}) *(ii,->) 1)")),
+    "transpose": transpose,
+    "Sum": total, "Trace": call("({0} *(ii,->) 1)"),
+    "exp": call("exp({0})"), "log": call("log({0})"), "log1p": call("log(1 + {0})"),
+    "entr": lambda t, e, a: Node(f"(-{times(a, applied('log', a), a.shape)})", a.shape),
+    "xexp": lambda t, e, a: Node(times(a, applied("exp", a), a.shape), a.shape),
+    "Power": power, "power": power, "inv_pos": call("({0} ^ (-1))"),
+    "logistic": call("log(1 + exp({0}))"), "log_sum_exp": log_sum_exp,
+    "QuadForm": quad_form, "quad_over_lin": quad_over_lin, "rel_entr": rel_entr,
+    "kl_div": lambda t, e, x, y: rel_entr(t, e, x, y, kl=True),
+    "GeoMean": geo_mean,
+    "MatrixFrac": pd_domain(matrix_frac, 1), "log_det": pd_domain(call("log(det({0}))")),
+    "tr_inv": pd_domain(call("(inv({0}) *(ii,->) 1)")),
     "index": _index,
     **{name: _linear for name in ("special_index", "reshape", "diag_vec", "diag_mat",
                                   "upper_tri", "cumsum", "Hstack", "Vstack", "Concatenate",
                                   "broadcast_to", "conj", "real")},
-    **{name: _unsupported for name in UNSUPPORTED},
+    **{name: unsupported for name in UNSUPPORTED},
 }
 
 RULES.update(NONSMOOTH_RULES)

@@ -1,0 +1,125 @@
+"""The smooth and linear atoms' rules of the CVXPY bridge (`translate.RULES`): each takes the
+translator t, the CVXPY atom e and its translated arguments (`text.Node`) and returns the
+node of its formula in the problem language. The non-smooth atoms' rules are `nonsmooth`.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from convexcheck.bridge.data import number, value_of
+from convexcheck.bridge.linear import linear as _linear
+from convexcheck.bridge.text import Node, axis_sum, fit, scalar, times
+from convexcheck.problem.reader import ProblemError
+
+MATMUL = {(1, 1): "i,i->", (2, 1): "ij,j->i", (1, 2): "i,ij->j", (2, 2): "ij,jk->ik"}
+
+
+def matmul(t, e, a, b):
+    if scalar(a) is not None or scalar(b) is not None:
+        return Node(times(a, b, tuple(e.shape)), tuple(e.shape))
+    spec = MATMUL.get((len(a.shape), len(b.shape)))
+    if spec is None:
+        raise ProblemError(f"@ of shapes {a.shape} and {b.shape} is not supported (vectors and matrices only)")
+    return Node(f"({a.text} *({spec}) {b.text})", tuple(e.shape))
+
+
+def div(t, e, a, b):
+    sb, shape = scalar(b), tuple(e.shape)
+    if sb is not None:
+        return Node(f"({a.text} / {sb})" if not shape else f"((1 / {sb}) * {fit(a, shape)})", shape)
+    return Node(f"({fit(a, shape)} / {b.text})", shape)
+
+
+def transpose(t, e, a):
+    if len(a.shape) == 2 and e.get_data()[0] in (None, (1, 0), [1, 0]):
+        return Node(f"({a.text} *(ij,->ji) 1)", tuple(e.shape))
+    return a if len(a.shape) < 2 else _linear(t, e, a)
+
+
+def total(t, e, a):
+    axis, keepdims = e.get_data()
+    return _linear(t, e, a) if keepdims else Node(axis_sum(a.text, a.shape, axis), tuple(e.shape))
+
+
+def power(t, e, a):
+    p = e.get_data()[0]
+    if hasattr(p, "parameters") and p.parameters():
+        raise ProblemError("power with a parameter exponent is not supported; give a number")
+    p = float(value_of(p, "the exponent of power"))
+    return a if p == 1 else Node(f"({a.text} ^ {number(p)})", a.shape)
+
+
+def log_sum_exp(t, e, a):
+    axis, keepdims = e.get_data()
+    if keepdims:
+        raise ProblemError("log_sum_exp with keepdims=True is not supported; drop keepdims")
+    return Node(f"log({axis_sum(f'exp({a.text})', a.shape, axis)})", tuple(e.shape))
+
+
+def quad_form(t, e, x, p):
+    if not x.shape:
+        return Node(f"({x.text} * {scalar(p) or f'sum({p.text})'} * {x.text})", ())
+    return Node(f"({x.text} *(i,ij->j) {p.text} *(j,j->) {x.text})", ())
+
+
+def quad_over_lin(t, e, x, y):
+    if e.get_data()[0] is not None:
+        raise ProblemError("quad_over_lin with an axis is not supported; give axis=None")
+    return Node(f"({axis_sum(f'({x.text} ^ 2)', x.shape, None)} / {scalar(y)})", ())
+
+
+def rel_entr(t, e, x, y, kl: bool = False):
+    """x log(x/y), and for kl_div (kl) that - x + y, element-wise with broadcasting."""
+    s = tuple(e.shape)
+    xs, ys = Node(fit(x, s), s), fit(y, s)
+    text = times(xs, Node(f"log({xs.text} / {ys})", s), s)
+    return Node(f"({text} - {xs.text} + {ys})" if kl else text, s)
+
+
+def geo_mean(t, e, a):
+    """CVXPY's geo_mean(x, p) = prod x_i ^ w_i, w = p / sum(p), of a vector: the language's
+    geo_mean(x) (exp(mean(log(x)))) for equal weights; for others, of a declared vector,
+    exp(sum_i w_i log(x[i])) over the nonzero weights (concave, proven: the weights are
+    numbers the certificate reads). log's domain makes x > 0 where CVXPY's is x >= 0."""
+    if getattr(e, "axis", None) is not None or len(a.shape) > 1:
+        raise ProblemError("geo_mean along an axis or of a matrix is not supported; give a vector "
+                           "(cp.vec(X)) and axis=None")
+    if not a.shape:
+        return a
+    weights = [Fraction(v) for v in e.p]
+    if len(set(weights)) == 1:
+        return Node(f"geo_mean({a.text})", ())
+    if a.text not in t.decls:
+        raise ProblemError("geo_mean with unequal weights is supported of a variable or parameter only; "
+                           "give it a variable (x == expression) or equal weights")
+    total = sum(weights)
+    terms = [f"({number(float(w / total))} * log({a.text}[{k}]))" for k, w in enumerate(weights) if w]
+    return Node(f"exp({' + '.join(terms)})", ())
+
+
+def matrix_frac(t, e, x, p):
+    if len(x.shape) == 2:
+        return Node(f"((inv({p.text}) *(ij,jk->ik) {x.text}) *(ik,ik->) {x.text})", ())
+    return Node(f"({x.text} *(i,ij->j) inv({p.text}) *(j,j->) {x.text})", ())
+
+
+def unsupported(t, e, *args):
+    raise ProblemError(f"CVXPY {type(e).__name__} has no exact lowering to convexcheck's functions "
+                       f"(abs, relu, smooth atoms); rewrite it with those, or leave it to CVXPY's DCP")
+
+
+def call(template: str):
+    """A rule for a function of one argument whose text is {0}, keeping the atom's shape."""
+    return lambda t, e, a: Node(template.format(a.text), tuple(e.shape))
+
+
+def pd_domain(rule, k: int = 0):
+    """`rule`, and argument k declared pd if it is a PSD variable."""
+    def pd_rule(t, e, *args):
+        t.pd(e.args[k])
+        return rule(t, e, *args)
+    return pd_rule
+
+
+def applied(function: str, a: Node) -> Node:
+    return Node(f"{function}({a.text})", a.shape)
