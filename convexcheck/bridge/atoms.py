@@ -5,16 +5,19 @@ node of its formula in the problem language. The non-smooth atoms' rules are `no
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any, Callable
 
 from convexcheck.bridge.data import number, value_of
 from convexcheck.bridge.linear import linear as _linear
 from convexcheck.bridge.text import Node, axis_sum, fit, scalar, times
 from convexcheck.problem.reader import ProblemError
 
+Rule = Callable[..., Node]     # (translator, CVXPY atom, translated arguments) -> the formula's node
+
 MATMUL = {(1, 1): "i,i->", (2, 1): "ij,j->i", (1, 2): "i,ij->j", (2, 2): "ij,jk->ik"}
 
 
-def matmul(t, e, a, b):
+def matmul(t: Any, e: Any, a: Node, b: Node) -> Node:
     if scalar(a) is not None or scalar(b) is not None:
         return Node(times(a, b, tuple(e.shape)), tuple(e.shape))
     spec = MATMUL.get((len(a.shape), len(b.shape)))
@@ -23,25 +26,25 @@ def matmul(t, e, a, b):
     return Node(f"({a.text} *({spec}) {b.text})", tuple(e.shape))
 
 
-def div(t, e, a, b):
+def div(t: Any, e: Any, a: Node, b: Node) -> Node:
     sb, shape = scalar(b), tuple(e.shape)
     if sb is not None:
         return Node(f"({a.text} / {sb})" if not shape else f"((1 / {sb}) * {fit(a, shape)})", shape)
     return Node(f"({fit(a, shape)} / {b.text})", shape)
 
 
-def transpose(t, e, a):
+def transpose(t: Any, e: Any, a: Node) -> Node:
     if len(a.shape) == 2 and e.get_data()[0] in (None, (1, 0), [1, 0]):
         return Node(f"({a.text} *(ij,->ji) 1)", tuple(e.shape))
     return a if len(a.shape) < 2 else _linear(t, e, a)
 
 
-def total(t, e, a):
+def total(t: Any, e: Any, a: Node) -> Node:
     axis, keepdims = e.get_data()
     return _linear(t, e, a) if keepdims else Node(axis_sum(a.text, a.shape, axis), tuple(e.shape))
 
 
-def power(t, e, a):
+def power(t: Any, e: Any, a: Node) -> Node:
     p = e.get_data()[0]
     if hasattr(p, "parameters") and p.parameters():
         raise ProblemError("power with a parameter exponent is not supported; give a number")
@@ -49,26 +52,26 @@ def power(t, e, a):
     return a if p == 1 else Node(f"({a.text} ^ {number(p)})", a.shape)
 
 
-def log_sum_exp(t, e, a):
+def log_sum_exp(t: Any, e: Any, a: Node) -> Node:
     axis, keepdims = e.get_data()
     if keepdims:
         raise ProblemError("log_sum_exp with keepdims=True is not supported; drop keepdims")
     return Node(f"log({axis_sum(f'exp({a.text})', a.shape, axis)})", tuple(e.shape))
 
 
-def quad_form(t, e, x, p):
+def quad_form(t: Any, e: Any, x: Node, p: Node) -> Node:
     if not x.shape:
         return Node(f"({x.text} * {scalar(p) or f'sum({p.text})'} * {x.text})", ())
     return Node(f"({x.text} *(i,ij->j) {p.text} *(j,j->) {x.text})", ())
 
 
-def quad_over_lin(t, e, x, y):
+def quad_over_lin(t: Any, e: Any, x: Node, y: Node) -> Node:
     if e.get_data()[0] is not None:
         raise ProblemError("quad_over_lin with an axis is not supported; give axis=None")
     return Node(f"({axis_sum(f'({x.text} ^ 2)', x.shape, None)} / {scalar(y)})", ())
 
 
-def rel_entr(t, e, x, y, kl: bool = False):
+def rel_entr(t: Any, e: Any, x: Node, y: Node, kl: bool = False) -> Node:
     """x log(x/y), and for kl_div (kl) that - x + y, element-wise with broadcasting."""
     s = tuple(e.shape)
     xs, ys = Node(fit(x, s), s), fit(y, s)
@@ -76,7 +79,7 @@ def rel_entr(t, e, x, y, kl: bool = False):
     return Node(f"({text} - {xs.text} + {ys})" if kl else text, s)
 
 
-def geo_mean(t, e, a):
+def geo_mean(t: Any, e: Any, a: Node) -> Node:
     """CVXPY's geo_mean(x, p) = prod x_i ^ w_i, w = p / sum(p), of a vector: the language's
     geo_mean(x) (exp(mean(log(x)))) for equal weights; for others, of a declared vector,
     exp(sum_i w_i log(x[i])) over the nonzero weights (concave, proven: the weights are
@@ -97,25 +100,25 @@ def geo_mean(t, e, a):
     return Node(f"exp({' + '.join(terms)})", ())
 
 
-def matrix_frac(t, e, x, p):
+def matrix_frac(t: Any, e: Any, x: Node, p: Node) -> Node:
     if len(x.shape) == 2:
         return Node(f"((inv({p.text}) *(ij,jk->ik) {x.text}) *(ik,ik->) {x.text})", ())
     return Node(f"({x.text} *(i,ij->j) inv({p.text}) *(j,j->) {x.text})", ())
 
 
-def unsupported(t, e, *args):
+def unsupported(t: Any, e: Any, *args: Node) -> Node:
     raise ProblemError(f"CVXPY {type(e).__name__} has no exact lowering to convexcheck's functions "
                        f"(abs, relu, smooth atoms); rewrite it with those, or leave it to CVXPY's DCP")
 
 
-def call(template: str):
+def call(template: str) -> Rule:
     """A rule for a function of one argument whose text is {0}, keeping the atom's shape."""
     return lambda t, e, a: Node(template.format(a.text), tuple(e.shape))
 
 
-def pd_domain(rule, k: int = 0):
+def pd_domain(rule: Rule, k: int = 0) -> Rule:
     """`rule`, and argument k declared pd if it is a PSD variable."""
-    def pd_rule(t, e, *args):
+    def pd_rule(t: Any, e: Any, *args: Node) -> Node:
         t.pd(e.args[k])
         return rule(t, e, *args)
     return pd_rule
