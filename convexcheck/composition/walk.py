@@ -226,10 +226,9 @@ class Walk:
         return True
 
     def _note_failure(self, node: Expr, cert: Certificate) -> None:
-        reason = cert.failures[0] if cert.failures else "no rule signs its Hessian"
-        text = f"{short_text(node)}: {reason}"
-        if text not in self.failures:
-            self.failures.append(text)
+        failure = Failure(node, cert.failures[0] if cert.failures else "no rule signs its Hessian")
+        if failure not in self.failures:
+            self.failures.append(failure)
 
 
 # ----------------------------------------------------------------------------- rules by node type
@@ -351,6 +350,19 @@ def bounds(iv: Interval) -> Attributes:
     hi = iv.hi if iv.hi < math.inf else None
     return Attributes(lower=lo, lower_strict=lo == 0.0 and iv.nonzero,
                       upper=hi, upper_strict=hi == 0.0 and iv.nonzero and lo != 0.0)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why `node` has no certificate, written out only when read (`str`): a walk over a
+    nested max notes hundreds, and a report shows three (printing them all was a quarter
+    of the analysis of a CVXPY norm_inf)."""
+
+    node: Expr
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{short_text(self.node)}: {self.reason}"
 
 
 def short_text(node: Expr, limit: int = 70) -> str:
