@@ -112,7 +112,7 @@ def minimize(problem: object, data: Mapping[str, object] | None = None, *, x0: o
     opts = dataclasses.replace(checked, max_iter=max_iter if max_iter is not None else MAX_ITER[method],
                                sign=work.sign, second_order=bool(second_order), convex=convexity == "convex",
                                **(_for_lifted(checked, lifting) if lifting.lifted.added else {}))
-    hidden = coning.coned.added + squaring.squared.added
+    hidden = coning.made.added + squaring.made.added
     if opts.callback is not None and hidden:       # the callback sees no cone or definition variable either
         opts = dataclasses.replace(opts, callback=_hiding(opts.callback, hidden))
     obj = Objective(work, xp, domain_start.kept_component(work))      # no search leaves the start's component

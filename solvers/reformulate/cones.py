@@ -30,7 +30,7 @@ import numpy as np
 import tensorcalc as tc
 from convexcheck.problem.model import Attributes
 from solvers.constrained import dispatch as constrained
-from solvers.reformulate.restore import original
+from solvers.reformulate.restore import Undo, original
 from solvers.task.prepare import Free, Task, variables
 from solvers.task.records import Constraint, SecondOrder
 from tensorcalc import Expr, dag
@@ -71,7 +71,7 @@ def cones(task: Task) -> Coned:
             if e is not None]
     found = list(found)
     free, x0 = list(task.free), dict(task.x0)
-    values = _values(tuple(norm.u for norm, _, _ in sites), task, x0)
+    values = at_start(tuple(norm.u for norm, _, _ in sites), task, x0)
     for (norm, t, over), value in zip(sites, values):
         value = value.transpose(norm.perm)
         size = np.sqrt(np.sum(value.reshape(value.shape[:t.order] + (-1,)) ** 2, axis=-1))
@@ -250,7 +250,7 @@ class _Walk:
         return t
 
 
-def _values(us: tuple[Expr, ...], task: Task, x0: dict) -> list[np.ndarray]:
+def at_start(us: tuple[Expr, ...], task: Task, x0: dict) -> list[np.ndarray]:
     """Each u at the start, from one compiled function kept per tuple of arguments (a
     re-solve compiles and walks nothing: 30 norm sites one by one cost 7 ms a solve)."""
     if not us:
@@ -263,14 +263,6 @@ def _values(us: tuple[Expr, ...], task: Task, x0: dict) -> list[np.ndarray]:
 @memoized(maxsize=64)
 def _program(us: tuple[Expr, ...]) -> tuple[Any, tuple[str, ...]]:
     return tc.compile(list(us)), tuple({n for u in us for n in variables(u)})
-
-
-@dataclasses.dataclass(frozen=True)
-class Undo:
-    """What `SecondOrderCones.invert` needs: the task before and what was added."""
-
-    before: Task
-    coned: Coned
 
 
 @dataclasses.dataclass(frozen=True)
@@ -297,7 +289,7 @@ class SecondOrderCones:
         return coned.task, Undo(task, coned)
 
     def invert(self, result: Any, inverse: Undo) -> Any:
-        task, coned = inverse.before, inverse.coned
+        task, coned = inverse.before, inverse.made
         if coned.task is task:
             return result
         check = bool(coned.added and task.constraints and any(set(coned.added) & variables(c.expr).keys()

@@ -2,7 +2,8 @@
 lift (`lift`) and the second-order cones (`cones`) do in their `invert`."""
 from __future__ import annotations
 
-from typing import Callable
+from dataclasses import dataclass
+from typing import Callable, Generic, TypeVar
 
 import numpy as np
 
@@ -34,3 +35,15 @@ def original(result: Result, task: Task, xp: object, added: tuple[str, ...], own
             result.message = (f"stopped: the {why[0]} problem converged, but the original constraints are "
                               f"violated by {result.constr_violation:.3g} > gtol / 100 {why[1]}")
     return result
+
+
+Made = TypeVar("Made")
+
+
+@dataclass(frozen=True)
+class Undo(Generic[Made]):
+    """What a reduction's `invert` needs: the task before it and what it made of it (the
+    new task and the names it added)."""
+
+    before: Task
+    made: Made

@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-import tensorcalc as tc
 from convexcheck.problem.model import Attributes
-from solvers.reformulate.restore import original
+from solvers.reformulate.cones import at_start
+from solvers.reformulate.restore import Undo, original
 from solvers.task.prepare import Free, Task, variables
 from solvers.task.records import Constraint
 from tensorcalc import Expr, dag
@@ -54,12 +54,12 @@ def lift(task: Task) -> Squared:
     taken = set(names) | set(task.fixed) | set(task.problem.declarations)
     swap: dict[Expr, Expr] = {}
     free, x0, rows, added = list(task.free), dict(task.x0), list(task.constraints), []
-    for u in bases:
+    for u, value in zip(bases, at_start(tuple(bases), task, x0)):
         r = dag.var(_fresh(taken), u.axes)
         swap[u] = r
         added.append(r.name)
         free.append(Free(r.name, _shape(u, shapes) or (), Attributes()))    # _wide: a shape
-        x0[r.name] = _value(u, task, x0)                  # the definition holds at the start
+        x0[r.name] = value                                # the definition holds at the start
         rows.append(Constraint(f"definition of {r.name}", f"{r.name} == (a wide affine map)", "==", dag.sub(r, u)))
     lifted = dataclasses.replace(task, expr=_substitute(task.expr, swap), free=tuple(free), x0=x0,
                                  constraints=tuple(rows))
@@ -113,19 +113,6 @@ def _substitute(expr: Expr, swap: dict[Expr, Expr]) -> Expr:
     return done[expr]
 
 
-def _value(u: Expr, task: Task, x0: dict) -> np.ndarray:
-    values = {n: np.asarray(x0[n] if n in x0 else task.fixed[n]) for n in variables(u) if n in x0 or n in task.fixed}
-    return np.asarray(tc.evaluate(u, values), dtype=float)
-
-
-@dataclasses.dataclass(frozen=True)
-class Undo:
-    """What `WideSquares.invert` needs: the task before and what was added."""
-
-    before: Task
-    squared: Squared
-
-
 @dataclasses.dataclass(frozen=True)
 class WideSquares:
     """The reduction (`solvers.task.reductions.Reduction`) of `lift`, for the interior-point
@@ -143,7 +130,7 @@ class WideSquares:
         return squared.task, Undo(task, squared)
 
     def invert(self, result: Any, inverse: Undo) -> Any:
-        task, squared = inverse.before, inverse.squared
+        task, squared = inverse.before, inverse.made
         if squared.task is task:
             return result
         own = {f"definition of {n}" for n in squared.added}
