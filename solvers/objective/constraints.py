@@ -224,6 +224,8 @@ class Constraints:
     def __init__(self, task: Task, view: View):
         self.view, self.xp = view, view.xp
         self.cones = Cones(task, view)          # second-order cones, kept apart (`cones`)
+        self._affine = False
+        self._stack: tuple[sp.csr_matrix, np.ndarray] | None = None       # see `_stacked`
         if not task.constraints:                # bounds or cones alone: nothing to compile
             self.parts, self.labels, self.slices, self.m = [], [], [], 0
             self.equality = view.xp.zeros(0, dtype=bool)
@@ -235,11 +237,25 @@ class Constraints:
         self.slices = [slice(a, a + k) for a, k in zip(np.cumsum([0] + sizes[:-1]), sizes)]
         self.equality = view.xp.asarray(np.repeat([c.kind == "==" for c in task.constraints], sizes).astype(bool))
         self.m = int(sum(sizes))
+        self._affine = view.xp is np and all(p.affine for p in self.parts)     # stackable (`_stacked`)
 
     def values(self, y: Array) -> Array:
         if not self.parts:
             return self.xp.zeros(0)
+        stacked = self._stacked()
+        if stacked is not None:
+            return stacked[0] @ y + stacked[1]
         return self.xp.concatenate([p.values(y).reshape(-1) for p in self.parts])
+
+    def _stacked(self) -> tuple[sp.csr_matrix, np.ndarray] | None:
+        """Every row affine and read (each part keeps its gradient and offset): (A as CSR, b)
+        with c = A y + b, built once, so that the values of 2,000 constraint blocks (a
+        Kalman smoother's dynamics) cost one sparse product, not a Python loop over them."""
+        if self._stack is None and self._affine and all(p._linear is not None for p in self.parts):
+            rows = [_sparse_rows(p) for p in self.parts]
+            self._stack = (sp.vstack([A for A, _ in rows], format="csr"),
+                           np.concatenate([np.reshape(b, -1) for _, b in rows]))
+        return self._stack
 
     def values_jacobian(self, y: Array) -> tuple[Array, Array]:
         """(c, J): every value, and the gradients as the rows of J (m x n)."""
@@ -331,3 +347,11 @@ def _affine(expr: Expr, names: tuple[str, ...]) -> bool:
         return True
     found = tc.variables(expr)
     return not any(set(tc.variables(tc.derivative(expr, found[n]))) & set(names) for n in names)
+
+
+def _sparse_rows(part: Part | Rows) -> tuple[sp.csr_matrix, np.ndarray]:
+    """An affine part's kept (gradient rows as CSR, offsets)."""
+    assert part._linear is not None
+    J, b = part._linear
+    rows = getattr(part, "_rows", None)
+    return (rows if rows is not None else sp.csr_matrix(np.reshape(J, (-1, np.shape(J)[-1])))), np.reshape(b, -1)

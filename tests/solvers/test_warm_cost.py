@@ -93,3 +93,24 @@ def test_a_large_sparse_affine_block_gives_its_values_from_a_csr_copy():
     assert rows._rows is not None and rows._rows.nnz == 3 * (n - 2)
     np.testing.assert_allclose(cons.values(2 * y), J @ (2 * y) + (c - J @ y), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(J, D, atol=0)
+
+
+def test_affine_constraints_give_their_values_from_one_stacked_product():
+    """Every part affine and read: one CSR product for all of them, equal to the loop
+    over the parts (a scalar row, a tensor block, an equality)."""
+    from solvers.numerics.space import View
+    from solvers.objective.smooth import Objective
+    rng = np.random.default_rng(4)
+    A, b = rng.standard_normal((5, 4)), rng.standard_normal(5)
+    text = ("parameter A[m, n]\nparameter b[m]\nvariable x[n]\nminimize sum(x .^ 2)\nsubject to\n"
+            "    A * x <= b\n    sum(x) == 1\n    x[0] - 2 * x[3] >= -1")
+    task = prepare(text, {"A": A, "b": b}, None)
+    cons = constraints.Constraints(task, View(Objective(task, np)))
+    y = rng.standard_normal(4)
+    assert cons._stacked() is None                          # nothing read yet
+    c, J = cons.values_jacobian(y)
+    assert cons._stacked() is not None
+    z = rng.standard_normal(4)
+    loop = np.concatenate([p.values(z).reshape(-1) for p in cons.parts])
+    np.testing.assert_allclose(cons.values(z), loop, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(cons.values(z), J @ z + (c - J @ y), rtol=1e-12, atol=1e-12)
