@@ -102,7 +102,7 @@ def test_affine_constraints_give_their_values_from_one_stacked_product():
     from solvers.objective.smooth import Objective
     rng = np.random.default_rng(4)
     A, b = rng.standard_normal((5, 4)), rng.standard_normal(5)
-    text = ("parameter A[m, n]\nparameter b[m]\nvariable x[n]\nminimize sum(x .^ 2)\nsubject to\n"
+    text = ("parameter A[m, 4]\nparameter b[m]\nvariable x[4]\nminimize sum(x .^ 2)\nsubject to\n"
             "    A * x <= b\n    sum(x) == 1\n    x[0] - 2 * x[3] >= -1")
     task = prepare(text, {"A": A, "b": b}, None)
     cons = constraints.Constraints(task, View(Objective(task, np)))
