@@ -31,6 +31,7 @@ these atoms are finite only there (and the certificate reads inv(X) only for pd 
 """
 from __future__ import annotations
 
+import hashlib
 import itertools
 import re
 import weakref
@@ -77,6 +78,7 @@ from convexcheck.report import Report
 UNSUPPORTED = ("sum_largest", "sum_smallest", "lambda_max", "lambda_min", "lambda_sum_largest",
               "lambda_sum_smallest", "sigma_max", "normNuc", "dotsort", "cummax", "ceil", "floor",
               "sign", "length")
+SHARED = 1 << 16     # constants of at most this many entries that repeat share one parameter
 RELATIONS = {"Inequality": "<=", "Equality": "==", "Zero": "==", "NonNeg": ">=", "NonPos": "<="}
 
 
@@ -173,6 +175,7 @@ class _Translator:
         self.data: dict[str, np.ndarray] = {}
         self.cache: dict[int, tuple[object, Node]] = {}
         self.constants = 0
+        self.shared: dict[tuple, str] = {}          # (shape, dtype, digest) of a constant -> its parameter
         self.parameters: dict[str, tuple[Any, list]] = {}   # name -> (CVXPY Parameter, words)
         self.baked = False                          # whether the text depends on a parameter's value
 
@@ -237,10 +240,16 @@ class _Translator:
         if arr.ndim == 0 or (broadcast and np.all(arr == arr.flat[0])):
             text = number(arr.flat[0])
             return Node(text, arr.shape, text if arr.ndim else None, True)
+        key = (arr.shape, arr.dtype.str, hashlib.blake2b(arr.tobytes(), digest_size=16).digest()) \
+            if arr.size <= SHARED else None
+        if key in self.shared and np.array_equal(self.data[self.shared[key]], arr):
+            return Node(self.shared[key], arr.shape)      # the same data again: the same parameter
         words, arr = constant_attributes(arr)
         self.constants += 1
         name = self.declare("parameter", ("constant", self.constants), f"c{self.constants - 1}", arr.shape, words)
         self.data[name] = arr
+        if key is not None:
+            self.shared[key] = name
         return Node(name, arr.shape)
 
     def promote(self, a: Node, shape) -> Node:
