@@ -238,3 +238,15 @@ def test_geo_mean_is_proven_concave_and_solves_as_cvxpy_does(weights):
     problem.solve(solver="CLARABEL")
     assert result.success, result.message
     assert result.fun == pytest.approx(problem.value, rel=1e-6)
+
+
+def test_repeated_constants_share_one_parameter():
+    """A loop of constraints with one matrix A: one parameter for A, one per distinct vector."""
+    A = np.array([[1.0, 0.5], [0.0, 1.0]])
+    x = cp.Variable((2, 4), name="x")
+    rows = [x[:, t + 1] == A @ x[:, t] for t in range(3)] + [x[:, 0] == np.array([1.0, 2.0]),
+                                                              x[:, 3] == np.array([1.0, 2.5])]
+    problem, data = convexcheck.from_cvxpy(cp.Problem(cp.Minimize(cp.sum_squares(x)), rows))
+    shapes = sorted(np.shape(v) for v in data.values())
+    assert shapes == [(2,), (2,), (2, 2)]
+    assert sum(1 for v in data.values() if np.array_equal(v, A)) == 1
