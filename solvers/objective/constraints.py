@@ -24,6 +24,7 @@ import scipy.sparse as sp
 import tensorcalc as tc
 from solvers.numerics.linalg import Blocks
 from solvers.numerics.space import View, dense
+from solvers.objective import affine
 from solvers.objective.cones import Cones
 from solvers.objective.smooth import Objective
 from solvers.protocol import Array
@@ -146,13 +147,19 @@ class Rows:
         self.constraint, self.view = constraint, view
         names = tuple(v.name for v in task.free if v.name in variables(constraint.expr))
         self.part = Part(task, constraint, view)          # packing, data, coordinates
-        self.program = _rows_program(constraint.expr, names)
+        self._names = names
         self.affine = self.part.affine
         self._linear: tuple[Array, Array] | None = None
         self._rows = None          # an affine J as CSR where mostly zeros (`_keep_linear`): values cost its entries
-        c, J = self._evaluate(y0)
-        self.shape, self.rows = tuple(c.shape), int(c.size)
-        self._keep_linear(c.reshape(-1), self._in_y(J), y0)         # an affine g: evaluated once, here
+        read = self._read(task) if self.affine and view.xp is np else None
+        if read is not None:       # an affine g read by one walk (`affine.read`): nothing compiled
+            c, J = read
+            self.shape, self.rows = tuple(c.shape), int(c.size)
+            self._keep_linear(c.reshape(-1), J, view.xp.zeros(J.shape[1]))
+        else:
+            c, J = self._evaluate(y0)
+            self.shape, self.rows = tuple(c.shape), int(c.size)
+            self._keep_linear(c.reshape(-1), self._in_y(J), y0)     # an affine g: evaluated once, here
         self._task, self.weight = task, ""
         self._weighted: Part | None = None
 
@@ -168,6 +175,24 @@ class Rows:
             fixed = {**task.fixed, self.weight: np.zeros(self.shape)}
             self._weighted = Part(dataclasses.replace(task, fixed=fixed), weighted, self.view)
         return self._weighted
+
+    @property
+    def program(self):
+        """The compiled call of g and its derivatives (`_rows_program`), made at first use."""
+        return _rows_program(self.constraint.expr, self._names)
+
+    def _read(self, task: Task) -> tuple[np.ndarray, np.ndarray] | None:
+        """(g at y = 0, its Jacobian in y) of an affine g by `affine.read`, or None where
+        the walk cannot read a node (the compiled derivative is then evaluated instead)."""
+        obj = self.view.obj
+        free = {v.name: (int(o), v.shape) for v, o in zip(obj.free, obj.offsets)}
+        found = affine.read(self.constraint.expr, free, task.fixed, int(obj.offsets[-1]))
+        if found is None:
+            return None
+        value, jac = found
+        full = jac.reshape(value.size, -1)
+        space = self.view.space
+        return value, (full if space.identity else full[:, space.up] + space.twin * full[:, space.down])
 
     def _evaluate(self, y):
         obj, xp = self.part.obj, self.view.xp

@@ -46,6 +46,7 @@ def test_a_warm_solve_evaluates_no_site_on_its_own_and_each_affine_row_block_onc
     site = _Spy(monkeypatch, epigraph, "_value")
     rows_built = _Spy(monkeypatch, constraints.Rows, "__init__")
     rows_evaluated = _Spy(monkeypatch, constraints.Rows, "_evaluate")
+    rows_read = _Spy(monkeypatch, constraints.Rows, "_read")
     parts_built = _Spy(monkeypatch, constraints.Part, "__init__")
     warm = solvers.minimize(problem, method="auto")
     assert site.calls == 0                                   # every site start from the kept compiled call
@@ -53,7 +54,8 @@ def test_a_warm_solve_evaluates_no_site_on_its_own_and_each_affine_row_block_onc
     kept.clear()                                             # the same without the kept QP
     again = solvers.minimize(problem, method="auto")
     assert rows_built.calls > 0                              # the problem does have tensor constraints
-    assert rows_evaluated.calls == rows_built.calls          # affine: evaluated at the start only
+    assert rows_read.calls == rows_built.calls               # affine: read once by `affine.read`,
+    assert rows_evaluated.calls < rows_built.calls           # evaluated only where the walk cannot
     assert parts_built.calls < 2 * rows_built.calls          # no weighted part beside each affine block
     assert again.fun == pytest.approx(cold.fun, rel=1e-9, abs=1e-12)
     assert (warm.status, warm.message) == (cold.status, cold.message)
@@ -114,3 +116,29 @@ def test_affine_constraints_give_their_values_from_one_stacked_product():
     loop = np.concatenate([p.values(z).reshape(-1) for p in cons.parts])
     np.testing.assert_allclose(cons.values(z), loop, rtol=1e-13, atol=1e-13)
     np.testing.assert_allclose(cons.values(z), J @ z + (c - J @ y), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("text", [
+    "parameter A[3, 3]\nvariable X[3, 3] symmetric\nvariable u[3]\nminimize sum(X .^ 2) + sum(u .^ 2)\n"
+    "subject to\n    A *(ij,jk->ik) X - 1 <= 0\n    X *(ij,j->i) u == 1",
+    "parameter A[3, 3]\nvariable X[3, 3] symmetric\nvariable u[3]\nminimize sum(X .^ 2) + sum(u .^ 2)\n"
+    "subject to\n    A *(ij,j->i) u + X[0:3, 0] <= 2",
+])
+def test_an_affine_block_read_by_the_walk_equals_its_compiled_jacobian(text):
+    """`affine.read`'s Jacobian, mapped to y (a symmetric X by its upper triangle), is the
+    one the compiled derivative gives, and so are the values."""
+    from solvers.numerics.space import View
+    from solvers.objective.smooth import Objective
+    rng = np.random.default_rng(9)
+    task = prepare(text, {"A": rng.standard_normal((3, 3))}, None)
+    view = View(Objective(task, np))
+    cons = constraints.Constraints(task, view)
+    y = rng.standard_normal(view.n)
+    blocks = [p for p in cons.parts if isinstance(p, constraints.Rows) and p.affine]
+    assert blocks
+    for part in blocks:
+        read = part._read(task)
+        assert read is not None
+        c, J = part._evaluate(y)
+        np.testing.assert_allclose(read[1], part._in_y(J), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(read[1] @ y + read[0].reshape(-1), c.reshape(-1), rtol=1e-12, atol=1e-12)
