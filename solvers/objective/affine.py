@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import string
-from typing import Mapping
+from typing import Callable, Mapping, NamedTuple
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from tensorcalc.dag import Axis, Const, Elementwise, Gather, Power, Product, Sum
 from tensorcalc.gather import affine
 from tensorcalc.numeric.evaluate import RULES
 
-Pair = tuple[np.ndarray, "np.ndarray | None"]        # (value at z = 0, Jacobian or None where constant)
+Pair = tuple[np.ndarray, "np.ndarray | _Eye | None"]   # (value at z = 0, Jacobian or None where constant)
 
 
 class _Shapes:
@@ -56,16 +56,42 @@ def read(expr: Expr, free: Mapping[str, tuple[int, tuple[int, ...]]], arrays: Ma
     except KeyError:                 # an axis whose length no array gives: the caller evaluates instead
         return None
     value, jac = done[expr]
-    return np.asarray(value, dtype=float), (np.zeros(np.shape(value) + (n,)) if jac is None else jac)
+    return np.asarray(value, dtype=float), (np.zeros(np.shape(value) + (n,)) if jac is None else _dense(jac))
+
+
+class _Eye(NamedTuple):
+    """A free variable's Jacobian, the identity on its columns of z, kept unformed: a gather
+    of a few of its entries (x[0:4, t] of a 4 x 1,000 state) then forms its few rows, not
+    the variable's size times n."""
+
+    offset: int
+    shape: tuple[int, ...]
+    n: int
+
+    def dense(self) -> np.ndarray:
+        size = math.prod(self.shape)
+        jac = np.zeros((size, self.n))
+        jac[:, self.offset:self.offset + size] = np.eye(size)
+        return jac.reshape(self.shape + (self.n,))
+
+    def gathered(self, take: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """The Jacobian of take(x): each output entry's one input entry (or none outside
+        the gather's domain) as a 1 in that entry's column."""
+        index = take(np.arange(math.prod(self.shape), dtype=float).reshape(self.shape))
+        inside = take(np.ones(self.shape))
+        jac = np.zeros((index.size, self.n))
+        jac[np.arange(index.size), self.offset + index.reshape(-1).astype(np.intp)] = inside.reshape(-1)
+        return jac.reshape(index.shape + (self.n,))
+
+
+def _dense(j):
+    return j.dense() if isinstance(j, _Eye) else j
 
 
 def _rule(node: Expr, args: list[Pair], free, arrays, env: _Shapes, n: int) -> Pair | None:
     if isinstance(node, Var) and node.name in free:
         offset, shape = free[node.name]
-        size = math.prod(shape)
-        jac = np.zeros((size, n))
-        jac[:, offset:offset + size] = np.eye(size)
-        return np.zeros(shape), jac.reshape(shape + (n,))
+        return np.zeros(shape), _Eye(offset, tuple(shape), n)
     if all(j is None for _, j in args):
         if isinstance(node, Var):
             return np.asarray(arrays[node.name], dtype=float), None
@@ -82,18 +108,21 @@ def _linear(node: Expr, args: list[Pair], n: int) -> Pair | None:
     if isinstance(node, Sum):
         (a, ja), (b, jb) = args
         value = a + b
-        jac = sum((np.broadcast_to(j, np.shape(value) + (n,)) for j in (ja, jb) if j is not None), np.zeros(()))
+        jac = sum((np.broadcast_to(_dense(j), np.shape(value) + (n,)) for j in (ja, jb) if j is not None),
+                  np.zeros(()))
         return value, jac
     (x, jx) = args[0]
     if jx is None:                    # the first argument constant: only a product may read another linearly
         return _product(node, args) if isinstance(node, Product) else None
     if isinstance(node, Elementwise) and node.fn == "neg":
-        return -x, -jx
+        return -x, -_dense(jx)
     if isinstance(node, Product):
         return _product(node, args)
     if isinstance(node, Gather):
         g = node
         take = lambda a: affine.take(np, np.asarray(a), g.batch, g.shape, g.rows, g.domain)   # noqa: E731
+        if isinstance(jx, _Eye):
+            return take(x), jx.gathered(take)
         return take(x), np.moveaxis(take(np.moveaxis(jx, -1, 0)), 0, -1)
     if isinstance(node, Power) and args[1][1] is None and np.all(np.asarray(args[1][0]) == 1.0):
         return args[0]
@@ -110,7 +139,8 @@ def _product(node: Product, args: list[Pair]) -> Pair | None:
     inputs = [s + extra if i == k else s for i, s in enumerate(spec.inputs)]
     values = [v for v, _ in args]
     value = _einsum(f"{','.join(spec.inputs)}->{spec.out}", values)
-    jac = _einsum(f"{','.join(inputs)}->{spec.out}{extra}", [args[k][1] if i == k else v for i, v in enumerate(values)])
+    jac = _einsum(f"{','.join(inputs)}->{spec.out}{extra}",
+                  [_dense(args[k][1]) if i == k else v for i, v in enumerate(values)])
     return value, jac
 
 
