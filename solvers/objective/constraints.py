@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -177,7 +177,7 @@ class Rows:
         return self._weighted
 
     @property
-    def program(self):
+    def program(self) -> Any:
         """The compiled call of g and its derivatives (`_rows_program`), made at first use."""
         return _rows_program(self.constraint.expr, self._names)
 
