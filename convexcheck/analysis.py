@@ -21,8 +21,8 @@ representatives, named in `PartReport.guarded_by` of the others); a proof it wit
 is withdrawn for the whole shape. An affine part (degree at most 1 in its variables:
 `tensorcalc.algebra.degree`, an exact reading of the expression, no composition rule) is
 certified "affine" by that reading alone and, with nothing for the guard to check, not
-sampled (2,000 dynamics rows of a Kalman smoother: 6 s of sampling, 7 s of walks). A side left unproven is searched on every part, at its
-own data (a witness is data-specific).
+sampled (2,000 dynamics rows of a Kalman smoother: 6 s of sampling, 7 s of walks). A side
+left unproven is searched on every part, at its own data (a witness is data-specific).
 """
 from __future__ import annotations
 
