@@ -43,7 +43,7 @@ from solvers.numerics import sparse  # noqa: E402
 MD, PNG = ROOT / "benchmarks" / "RESULTS_sparse_kkt.md", ROOT / "benchmarks" / "RESULTS_sparse_kkt.png"
 SIZES = {"small": {"trend": [200, 500], "control": [50, 100], "box": [200, 500], "kalman": [20]},
          "default": {"trend": [500, 1000, 2000, 4000], "control": [50, 100, 200], "box": [500, 1000, 2000],
-                     "kalman": [50]},
+                     "kalman": [50, 200, 1000]},
          "large": {"trend": [1000, 2000, 4000, 8000, 16000], "control": [100, 200, 400], "box": [1000, 2000],
                    "kalman": [100, 200]}}
 
