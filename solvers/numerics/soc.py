@@ -102,23 +102,22 @@ class Scaling:
 
 def max_step(xp: ArrayModule, s: Array, ds: Array) -> float:
     """The longest a >= 0 with s + a ds inside every cone (inf if none ends), s inside:
-    the smallest positive root of q(a) = det(s + a ds) = A a^2 + 2 B a + C, C > 0."""
+    the smallest positive root of q(a) = det(s + a ds) = A a^2 + 2 B a + C, C > 0. With
+    B < 0 it is C / (sqrt(B^2 - A C) - B) where the roots are real (every sign of A; no
+    cancellation); with B >= 0 there is one only for A < 0, (B + sqrt(B^2 - A C)) / -A.
+    (t cannot reach 0 before det does: inside, t > |u|.)"""
     if not s.size:
         return math.inf
     A = ds[:, 0] ** 2 - (ds[:, 1:] ** 2).sum(axis=1)
     B = s[:, 0] * ds[:, 0] - (s[:, 1:] * ds[:, 1:]).sum(axis=1)
     C = det(xp, s)
-    disc = xp.maximum(B * B - A * C, 0.0)
-    # stable roots: r1 = -(B + sign(B) sqrt(disc)) / A, r2 = C / (A r1); only positive ones count
-    lead = -(B + xp.where(B >= 0, 1.0, -1.0) * xp.sqrt(disc))
-    with_a = xp.abs(A) > 0
-    r1 = xp.where(with_a, lead / xp.where(with_a, A, 1.0), math.inf)
-    r2 = xp.where(lead != 0, C / xp.where(lead != 0, lead, 1.0), math.inf)
-    linear = xp.where(~with_a & (B < 0), -C / (2.0 * xp.where(B < 0, B, -1.0)), math.inf)
-    real = (B * B - A * C >= 0) | ~with_a
-    roots = xp.stack([r1, r2, linear])
-    roots = xp.where((roots > 0) & real[None, :], roots, math.inf)
-    return float(roots.min())
+    disc = B * B - A * C
+    root = xp.sqrt(xp.maximum(disc, 0.0))
+    falling = B < 0
+    valid = xp.where(falling, disc >= 0, A < 0)
+    step = xp.where(falling, C / xp.where(falling, root - B, 1.0), (B + root) / xp.where(A < 0, -A, 1.0))
+    step = xp.where(valid & (step > 0), step, math.inf)
+    return float(step.min())
 
 
 def barrier(xp: ArrayModule, s: Array) -> float:
