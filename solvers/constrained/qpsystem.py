@@ -94,9 +94,11 @@ class Method:
         self.xp, self.soc = ip.xp, ip.soc
         if self.soc.count and isinstance(qp.H, Blocks):     # the cones' terms fill K
             qp = replace(qp, H=dense(self.xp, qp.H))
-        self.pattern = None if self.soc.count else _sparse_pattern(self.xp, qp, quasi_definite)
+        self.pattern, self.dense_rows = (None, None) if self.soc.count else _sparse_pattern(self.xp, qp,
+                                                                                            quasi_definite)
         if self.pattern is not None:           # H, G, E as CSR: every product then costs what they hold
-            qp = replace(qp, H=self.pattern.H, G=self.pattern.G, E=self.pattern.E)
+            G = self.pattern.G if self.dense_rows is None else sp.csr_matrix(qp.G)
+            qp = replace(qp, H=self.pattern.H, G=G, E=self.pattern.E)
         self.qp = qp
         self.independent: bool | None = None      # whether E has full row rank (`_schur`)
         self.mg = qp.G.shape[0]
@@ -148,7 +150,7 @@ class Method:
         d[self.U] += w[mg + nl:]
         fac: Factor | None
         if self.pattern is not None:
-            return sparse.factor(self.pattern, d, w[:mg]), None
+            return self._sparse(d, w[:mg]), None
         if isinstance(qp.H, Blocks):
             fac = lowrank.factor(xp, qp.H, d, qp.G, w[:mg])
         elif self.elim is not None and (found := elimination.factor(self.elim, w[:mg], d)) is not None:
@@ -161,6 +163,16 @@ class Method:
         if fac is None or not qp.E.shape[0]:
             return fac, None
         return fac, self._schur(fac, 0.0)
+
+    def _sparse(self, d: Array, w: Array) -> sparse.KKTFactor | sparse.WithRows | None:
+        """The sparse factor; with dense rows kept out of the pattern, their Woodbury term."""
+        pattern = self.pattern
+        assert pattern is not None
+        if self.dense_rows is None:
+            return sparse.factor(pattern, d, w)
+        rows, dense = self.dense_rows
+        base = sparse.factor(pattern, d, w[~rows])
+        return None if base is None else sparse.WithRows.of(base, dense, w[rows])
 
     def _dense(self, K: Array, w: Array, d: Array) -> tuple[Factor | sparse.KKTFactor | None, Schur | None]:
         """K's Cholesky factor, or where it fails: with equalities and cones, that of
@@ -197,7 +209,7 @@ class Method:
 
     def kkt(self, fac: Factor | sparse.KKTFactor, schur: Schur | None, r: Array, s: Array) -> tuple[Array, Array]:
         """(dy, dnu) with K dy + E' dnu = r, E dy = s (least squares in dnu for dependent rows)."""
-        if isinstance(fac, sparse.KKTFactor):
+        if isinstance(fac, (sparse.KKTFactor, sparse.WithRows)):
             return fac.solve(r, s)
         if schur is None:
             return fac.solve(r), self.xp.zeros(s.shape[0])
@@ -221,13 +233,34 @@ class Method:
         return Direction(dy, dt, dz, dnu, dsc, dzc)
 
 
-def _sparse_pattern(xp: ArrayModule, qp: Data, quasi_definite: bool = False) -> sparse.Pattern | None:
-    """The sparse KKT pattern where H, G, E are host matrices worth keeping sparse (`sparse.plan`),
-    or, with `quasi_definite`, at any size (see `_method`)."""
+DENSE_ROWS = 8       # at most this many rows of G, each reading over DENSE_SHARE of the unknowns (and
+DENSE_SHARE = 0.1    # DENSE_MIN at least), kept out of the sparse pattern and added by Woodbury
+DENSE_MIN = 64
+
+
+def _sparse_pattern(xp: ArrayModule, qp: Data, quasi_definite: bool = False
+                    ) -> tuple[sparse.Pattern | None, tuple[np.ndarray, np.ndarray] | None]:
+    """(the sparse KKT pattern, None) where H, G, E are host matrices worth keeping sparse
+    (`sparse.plan`), or, with `quasi_definite`, at any size (see `_method`); where only a
+    few dense rows of G (a budget) keep the rest from being worth it, the pattern of the rest
+    and (which rows, those rows dense as U = G_d': n x r); else (None, None)."""
     if xp is not np:
-        return None
+        return None, None
     H = sparse.blocks_matrix(qp.H) if isinstance(qp.H, Blocks) else qp.H
-    return sparse.pattern(H, qp.G, qp.E) if quasi_definite else sparse.plan(H, qp.G, qp.E)
+    if quasi_definite:
+        return sparse.pattern(H, qp.G, qp.E), None
+    found = sparse.plan(H, qp.G, qp.E)
+    if found is not None or not qp.G.shape[0]:
+        return found, None
+    per_row = np.asarray((qp.G != 0).sum(axis=1)).reshape(-1)
+    rows = per_row > max(DENSE_MIN, DENSE_SHARE * qp.G.shape[1])
+    if not rows.any() or rows.sum() > DENSE_ROWS or rows.all():
+        return None, None
+    found = sparse.plan(H, qp.G[~rows], qp.E)
+    if found is None:
+        return None, None
+    dense_rows = qp.G[rows]
+    return found, (rows, np.asarray(dense_rows.toarray() if sp.issparse(dense_rows) else dense_rows).T)
 
 
 def _gwg(G: Array, w: Array) -> Array:

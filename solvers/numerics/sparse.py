@@ -195,6 +195,56 @@ class KKTFactor:
         return pat.H @ y + self.d * y + pat.G.T @ (self.w * (pat.G @ y)) + pat.E.T @ nu, pat.E @ y
 
 
+@dataclass
+class WithRows:
+    """The factor of the system whose K also holds U diag(w) U' (r dense rows of G kept out
+    of the sparse pattern: a budget row sum(t) <= c would fill K), by Woodbury from the
+    `KKTFactor` of the rest: r more solves per factorisation and an r x r capacitance
+    matrix diag(1/w) + U' P U (P the base system's inverse on E's null space: positive
+    definite). `solve` returns (dy, dnu) as `KKTFactor.solve` does."""
+
+    base: KKTFactor
+    U: np.ndarray          # n x r
+    w: np.ndarray          # r
+    Yt: np.ndarray         # the base's solves for the columns of U: n x r and p x r
+    Yb: np.ndarray
+    cap: np.ndarray        # r x r
+
+    @classmethod
+    def of(cls, base: KKTFactor, U: np.ndarray, w: np.ndarray) -> "WithRows | None":
+        solves = [base.solve(U[:, j]) for j in range(U.shape[1])]
+        Yt = np.stack([y for y, _ in solves], axis=1)
+        Yb = np.stack([nu for _, nu in solves], axis=1)
+        cap = np.diag(1.0 / w) + U.T @ Yt
+        if not np.isfinite(cap).all():
+            return None
+        return cls(base, U, w, Yt, Yb, (cap + cap.T) / 2)
+
+    def solve(self, r: np.ndarray, s: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Refined on the whole system, as `KKTFactor.solve` is: the Woodbury term subtracts
+        large parts where a dense row is active (w ~ 1e10), and its rounding would reach the
+        step (stationarity stalled at 1e-5 without)."""
+        s = np.zeros(self.Yb.shape[0]) if s is None else s
+        y, nu = self._once(r, s)
+        size = max(float(np.abs(r).max(initial=0.0)), float(np.abs(s).max(initial=0.0)))
+        last = np.inf
+        for _ in range(REFINE):
+            top, low = self.base.apply(y, nu)
+            res_r, res_s = r - top - self.U @ (self.w * (self.U.T @ y)), s - low
+            worst = max(float(np.abs(res_r).max(initial=0.0)), float(np.abs(res_s).max(initial=0.0)))
+            if not worst > REFINED * size or not worst < 0.5 * last:
+                break
+            last = worst
+            dy, dnu = self._once(res_r, res_s)
+            y, nu = y + dy, nu + dnu
+        return y, nu
+
+    def _once(self, r: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        y, nu = self.base.solve(r, s)
+        coef = np.linalg.solve(self.cap, self.U.T @ y)
+        return y - self.Yt @ coef, nu - self.Yb @ coef
+
+
 def factor(pat: Pattern, d: np.ndarray, w: np.ndarray) -> KKTFactor | None:
     """The factor for K = H + diag(d) + G' diag(w) G (w > 0) with the equalities, or None
     where the matrix does not have n positive and p negative pivots (K + E'E / delta not
@@ -234,4 +284,4 @@ def nonzeros(pat: Pattern) -> tuple[int, int]:
     return int(pat.upper.nnz), int(L.nnz) if L is not None else 0
 
 
-__all__ = ["plan", "worth", "blocks_matrix", "pattern", "factor", "nonzeros", "Pattern", "KKTFactor"]
+__all__ = ["plan", "worth", "blocks_matrix", "pattern", "factor", "nonzeros", "Pattern", "KKTFactor", "WithRows"]

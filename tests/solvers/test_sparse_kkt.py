@@ -214,3 +214,27 @@ def test_an_lp_whose_pivots_vanish_near_the_optimum_stays_on_the_qp_path(monkeyp
     assert calls["general"] == 0 and result.success, result.message
     assert abs(result.fun - best) <= 1e-6 * max(1.0, abs(best))
     assert result.constr_violation <= 1e-7
+
+
+def test_a_dense_budget_row_is_added_by_woodbury_to_the_sparse_factor(monkeypatch):
+    """An L1 leverage limit sum(|w|) <= 2 lifts into rows |w_i| <= t_i (sparse) and one row
+    sum(t) <= 2 that would fill K: it is kept out of the sparse pattern and added by Woodbury
+    (`sparse.WithRows`), and the answer is CVXPY's."""
+    calls = []
+    real = sparse.WithRows.of
+    monkeypatch.setattr(sparse.WithRows, "of", lambda *a: calls.append(1) or real(*a))
+    rng = np.random.default_rng(14)
+    n = 300
+    mu, d = np.abs(rng.normal(size=n)) / 10, rng.uniform(0.1, 0.9, size=n)
+
+    def build():
+        w = cp.Variable(n, name="w")
+        return cp.Problem(cp.Maximize(mu @ w - 0.5 * cp.sum(cp.multiply(d, cp.square(w)))),
+                          [cp.sum(w) == 1, cp.norm(w, 1) <= 2])
+    ref = build()
+    ref.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+    res = solvers.minimize(build(), method="auto")
+    assert res.success, res.message
+    assert calls
+    assert abs(res.fun - ref.value) <= 1e-6 * max(1.0, abs(ref.value))
+    assert res.constr_violation <= 1e-8
