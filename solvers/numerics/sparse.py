@@ -45,6 +45,7 @@ dense path.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import qdldl
@@ -170,20 +171,7 @@ class KKTFactor:
         """Refined on the reduced system: its residual, not the augmented one, is what
         the step needs (a row's residual counts w times in K, and w reaches 1e10 on an
         active constraint)."""
-        s = np.zeros(self.pat.E.shape[0]) if s is None else s
-        y, nu = self._once(r, s)
-        size = max(float(np.abs(r).max(initial=0.0)), float(np.abs(s).max(initial=0.0)))
-        last = np.inf
-        for _ in range(REFINE):
-            top, low = self.apply(y, nu)
-            res_r, res_s = r - top, s - low
-            worst = max(float(np.abs(res_r).max(initial=0.0)), float(np.abs(res_s).max(initial=0.0)))
-            if not worst > REFINED * size or not worst < 0.5 * last:
-                break
-            last = worst
-            dy, dnu = self._once(res_r, res_s)
-            y, nu = y + dy, nu + dnu
-        return y, nu
+        return refined(self._once, self.apply, r, np.zeros(self.pat.E.shape[0]) if s is None else s)
 
     def _once(self, r: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         x = self.solver.solve(np.concatenate([r, s]))
@@ -224,25 +212,40 @@ class WithRows:
         """Refined on the whole system, as `KKTFactor.solve` is: the Woodbury term subtracts
         large parts where a dense row is active (w ~ 1e10), and its rounding would reach the
         step (stationarity stalled at 1e-5 without)."""
-        s = np.zeros(self.Yb.shape[0]) if s is None else s
-        y, nu = self._once(r, s)
-        size = max(float(np.abs(r).max(initial=0.0)), float(np.abs(s).max(initial=0.0)))
-        last = np.inf
-        for _ in range(REFINE):
-            top, low = self.base.apply(y, nu)
-            res_r, res_s = r - top - self.U @ (self.w * (self.U.T @ y)), s - low
-            worst = max(float(np.abs(res_r).max(initial=0.0)), float(np.abs(res_s).max(initial=0.0)))
-            if not worst > REFINED * size or not worst < 0.5 * last:
-                break
-            last = worst
-            dy, dnu = self._once(res_r, res_s)
-            y, nu = y + dy, nu + dnu
-        return y, nu
+        return refined(self._once, self.apply, r, np.zeros(self.Yb.shape[0]) if s is None else s)
+
+    def apply(self, y: np.ndarray, nu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The base system's product plus U diag(w) U' y."""
+        top, low = self.base.apply(y, nu)
+        return top + self.U @ (self.w * (self.U.T @ y)), low
 
     def _once(self, r: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         y, nu = self.base.solve(r, s)
         coef = np.linalg.solve(self.cap, self.U.T @ y)
         return y - self.Yt @ coef, nu - self.Yb @ coef
+
+
+Pair = tuple[np.ndarray, np.ndarray]
+
+
+def refined(once: Callable[[np.ndarray, np.ndarray], Pair], apply: Callable[[np.ndarray, np.ndarray], Pair],
+            r: np.ndarray, s: np.ndarray) -> Pair:
+    """(y, nu) solving the system `apply` multiplies by, from the approximate solver `once`,
+    with at most REFINE steps of iterative refinement (stopped at REFINED relative residual
+    or where a step no longer halves it)."""
+    y, nu = once(r, s)
+    size = max(float(np.abs(r).max(initial=0.0)), float(np.abs(s).max(initial=0.0)))
+    last = np.inf
+    for _ in range(REFINE):
+        top, low = apply(y, nu)
+        res_r, res_s = r - top, s - low
+        worst = max(float(np.abs(res_r).max(initial=0.0)), float(np.abs(res_s).max(initial=0.0)))
+        if not worst > REFINED * size or not worst < 0.5 * last:
+            break
+        last = worst
+        dy, dnu = once(res_r, res_s)
+        y, nu = y + dy, nu + dnu
+    return y, nu
 
 
 def factor(pat: Pattern, d: np.ndarray, w: np.ndarray) -> KKTFactor | None:
