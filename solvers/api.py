@@ -99,12 +99,8 @@ def minimize(problem: object, data: Mapping[str, object] | None = None, *, x0: o
         raise SolverError(f"blocks are for method='alternate', not {method!r}")
     checked = _options(tol, gtol, max_iter if max_iter is not None else 0, c1, max_trials, verbose, callback)
     xp = array_module(device)
-    task = read(problem, data, x0)
-    ignored = _coned_away(task, SecondOrderCones(xp, method, gtol))
-    task = domain_start.inside(task, ignored)
+    task, chain = _started(read(problem, data, x0), xp, method, gtol)
     convexity, warning = convexity_of(task) if check else ("not checked", None)
-    chain = Chain((Closure(ignored), MAXIMIZE, Lift(xp, gtol, method), SecondOrderCones(xp, method, gtol),
-                   WideSquares(xp, method, gtol)))
     work, undo = chain.apply(task)                    # inverted once at the result
     _, _, lifting, coning, squaring = undo
     if method == "auto":
@@ -120,6 +116,16 @@ def minimize(problem: object, data: Mapping[str, object] | None = None, *, x0: o
     out = _solve(work, obj, method, opts, gtol, tol, memory)
     result = _result(obj, out, method, device, convexity, warning, time.perf_counter() - start)
     return chain.invert(result, undo)
+
+
+def _started(task: Task, xp: Any, method: str, gtol: float) -> tuple[Task, Chain]:
+    """The task with its start moved inside the domain (`domain_start`), and the chain of
+    reductions a solve applies to it: the domain's closure rows, maximize, the epigraph lift,
+    the cones, the wide squares. Conditions the cones take away move no start and get no row."""
+    coning = SecondOrderCones(xp, method, gtol)
+    ignored = _coned_away(task, coning)
+    chain = Chain((Closure(ignored), MAXIMIZE, Lift(xp, gtol, method), coning, WideSquares(xp, method, gtol)))
+    return domain_start.inside(task, ignored), chain
 
 
 def _coned_away(task: Task, coning: SecondOrderCones) -> frozenset:

@@ -61,10 +61,10 @@ def solve(task: Task, obj: Objective, name: str, make: Callable[[], Method], opt
     """Minimise `task` with the method `name` (`make()` builds it); see the module
     docstring for which method keeps what."""
     boundary_cone = any(v.attributes.definite in ("psd", "nsd") for v in task.free)
-    view, cons = _parts(task, obj)
+    view, cons, entry = _parts(task, obj)
     if task.constraints or boundary_cone or task.cones:
         if name == "newton" or task.cones:           # second-order cones: only the interior point
-            return _interior(task, view, cons, opts, gtol, tol)
+            return _interior(task, view, cons, opts, gtol, tol, entry)
         if task.constraints:
             return _augmented(task, view, cons, make, opts, gtol, tol)
     method = make()
@@ -75,16 +75,17 @@ def solve(task: Task, obj: Objective, name: str, make: Callable[[], Method], opt
     return finish(view, cons, out.z, out.status, out.message, out.history, bound_duals(view, out.z, out.g))
 
 
-def _parts(task: Task, obj: Objective) -> tuple[View, Constraints]:
-    """The task's View and Constraints: those kept for it (`kept`), or new ones, kept."""
-    found = kept.find(task) if obj.xp is np else None
-    if found is not None:
-        return found.view, found.cons
-    view = View(obj)
-    cons = Constraints(task, view)
-    if obj.xp is np:
-        kept.keep(task, view, cons)
-    return view, cons
+def _parts(task: Task, obj: Objective) -> tuple[View, Constraints, kept.Kept | None]:
+    """The task's View and Constraints: those kept for it (`kept`), or new ones, kept; and
+    the entry that keeps them (None off the host)."""
+    if obj.xp is not np:
+        view = View(obj)
+        return view, Constraints(task, view), None
+    entry = kept.find(task)
+    if entry is None:
+        view = View(obj)
+        entry = kept.keep(task, view, Constraints(task, view))
+    return entry.view, entry.cons, entry
 
 
 def _augmented(task: Task, view: View, cons: Constraints, make: Callable[[], Method], opts: Options, gtol: float,
@@ -95,16 +96,16 @@ def _augmented(task: Task, view: View, cons: Constraints, make: Callable[[], Met
     return out
 
 
-def _interior(task: Task, view: View, cons: Constraints, opts: Options, gtol: float, tol: float) -> Solved:
+def _interior(task: Task, view: View, cons: Constraints, opts: Options, gtol: float, tol: float,
+              entry: kept.Kept | None) -> Solved:
     ip = interior.Interior(view, cons, opts, gtol, tol)
     y0 = view.pack(task.x0)
     res = None
     if qp.applies(task):
-        found = kept.find(task) if view.xp is np else None
-        mth = found.method if found is not None and found.method is not None else qp.prepare(ip, y0)
+        mth = entry.method if entry is not None and entry.method is not None else qp.prepare(ip, y0)
         res = qp.solve(ip, mth, y0, opts.max_iter, opts.sign)
-        if res is not None and found is not None:
-            found.method = mth                     # a re-solve of the same QP starts here
+        if res is not None and entry is not None:
+            entry.method = mth                     # a re-solve of the same QP starts here
     if res is None:            # not a QP, or one whose Newton matrix is not positive definite
         ip = interior.Interior(view, cons, opts, gtol, tol)
         res = pathfollow.solve(ip, y0, opts.max_iter, opts.sign)
@@ -175,7 +176,7 @@ def infeasible_rows(task: Task, obj: Objective) -> list[str] | None:
 
 def violation(task: Task, obj: Objective, x: dict[str, Array]) -> float:
     """The largest violation of the task's constraints and bounds at x (arrays by name)."""
-    view, cons = _parts(task, obj)
+    view, cons, _ = _parts(task, obj)
     y = view.pack(x)
     found = max(cons.violation(cons.values(y)) if task.constraints else 0.0, bound_violation(view, y))
     return found if math.isfinite(found) else math.inf

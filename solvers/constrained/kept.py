@@ -10,9 +10,9 @@ parameters re-read. The key is the task's structure (objective, constraints, con
 variables, sign); an entry is used only where every data array is the same: a constant
 the bridge kept read-only (`convexcheck.bridge.translate.frozen`) that is the very object
 kept, any other array equal to the copy taken when it was kept (a caller's own read-only
-array too: its owner may make it writable again). So a changed parameter value, a new data dict or an array
-written in place since is a miss, and the QP is read again; x0, options and tolerances
-are never part of what is kept. At most KEEP entries (least recently used dropped): an
+array too: its owner may make it writable again). So a changed parameter value, a new
+data dict or an array written in place since is a miss, and the QP is read again; x0,
+options and tolerances are never part of what is kept. At most KEEP entries (least recently used dropped): an
 entry holds the QP's matrices.
 """
 from __future__ import annotations
@@ -62,13 +62,15 @@ def find(task: Task) -> Kept | None:
     return kept
 
 
-def keep(task: Task, view: View, cons: Constraints) -> None:
-    """Keep the View and Constraints built for `task` (NumPy arrays only)."""
+def keep(task: Task, view: View, cons: Constraints) -> Kept:
+    """Keep the View and Constraints built for `task` (NumPy arrays only); the new entry."""
     data = tuple((name, a, None if frozen(a) else a.copy()) for name, a in sorted(task.fixed.items()))
-    _ENTRIES[_structure(task)] = Kept(view, cons, data)
-    _ENTRIES.move_to_end(_structure(task))
+    key = _structure(task)
+    _ENTRIES[key] = entry = Kept(view, cons, data)
+    _ENTRIES.move_to_end(key)
     while len(_ENTRIES) > KEEP:
         _ENTRIES.popitem(last=False)
+    return entry
 
 
 def _same(now: np.ndarray, kept: np.ndarray, copy: np.ndarray | None) -> bool:

@@ -20,7 +20,8 @@ scaled as in CVXOPT's coneqp (`conic`: K gains G_c' W^-2 G_c, one step length se
 and dual), and the system solved as `qpsystem` says: K is factored densely, or by
 blocks (`lowrank`) when H is block diagonal, or, for a large QP whose H, G, E are mostly
 zeros, sparse with the equalities in one quasi-definite system (`numerics.sparse`: H, G,
-E kept as CSR, the cost of an iteration that of the factor's nonzeros). The stop, statuses and what is returned are
+E kept as CSR, the cost of an iteration that of the factor's nonzeros). The stop,
+statuses and what is returned are
 those of `pathfollow` (a `pathfollow.Result`), so the caller reports multipliers the same
 way. `solve` returns None (the caller then runs `pathfollow`, which shifts indefinite
 matrices, searches along a merit and says when no step passes) when K is not positive
@@ -101,7 +102,6 @@ def _longest(xp: ArrayModule, v: Array, dv: Array, tau: float) -> float:
 def prepare(ip: Interior, y0: Array) -> Method:
     """The QP's algebra (`qpsystem.Method`), its data read at y0 moved inside its bounds
     (exact anywhere: the same for every start, so a caller may keep it for re-solves)."""
-    ip.cons.values_jacobian(y0)          # affine: each constraint's row and offset, read once
     return _method(ip, read(ip, ip.start(y0).y))
 
 

@@ -19,6 +19,7 @@ from solvers.constrained.schur import schur_solver
 from solvers.numerics import soc, sparse
 from solvers.numerics.linalg import NO_SHIFT, Blocks, Factor, shifted
 from solvers.numerics.space import dense
+from solvers.task.device import to_host
 from tensorcalc.arrays import Array, ArrayModule
 
 
@@ -138,7 +139,7 @@ class Method:
             rd = rd - self.soc.dual(it.zc)
         return Residuals(rd, self.B(it.y) + it.t - self.b, qp.E @ it.y - qp.e, self.soc.primal(it.y, it.sc))
 
-    def factor(self, it: Iterate, scal: list[soc.Scaling]) -> tuple[Factor | sparse.KKTFactor | None, Schur | None]:
+    def factor(self, it: Iterate, scal: list[soc.Scaling]) -> tuple[Factor | sparse.Augmented | None, Schur | None]:
         """The factor of K (with the cones' G' W^-2 G for their scalings `scal`) and, with
         equalities, the Schur complement's parts (`Schur`); None where K is not positive
         definite. On the sparse path, the factor of the whole KKT system (`numerics.sparse`,
@@ -164,7 +165,7 @@ class Method:
             return fac, None
         return fac, self._schur(fac, 0.0)
 
-    def _sparse(self, d: Array, w: Array) -> sparse.KKTFactor | sparse.WithRows | None:
+    def _sparse(self, d: Array, w: Array) -> sparse.Augmented | None:
         """The sparse factor; with dense rows kept out of the pattern, their Woodbury term."""
         pattern = self.pattern
         assert pattern is not None
@@ -174,7 +175,7 @@ class Method:
         base = sparse.factor(pattern, d, w[~rows])
         return None if base is None else sparse.WithRows.of(base, dense, w[rows])
 
-    def _dense(self, K: Array, w: Array, d: Array) -> tuple[Factor | sparse.KKTFactor | None, Schur | None]:
+    def _dense(self, K: Array, w: Array, d: Array) -> tuple[Factor | sparse.Augmented | None, Schur | None]:
         """K's Cholesky factor, or where it fails: with equalities and cones, that of
         K + rho E'E (the same steps: E dy = s is imposed; positive definite where K is on
         E's null space, as an optimal control's K is not on the states only E fixes);
@@ -193,7 +194,7 @@ class Method:
     def _schur(self, fac: Factor, rho: float) -> Schur:
         E = self.qp.E
         if self.independent is None:             # E is fixed: its rank is checked once
-            self.independent = bool(np.linalg.matrix_rank(_dense_rows(E)) == E.shape[0])
+            self.independent = bool(np.linalg.matrix_rank(to_host(E)) == E.shape[0])
         Y = fac.solve(E.T)
         return Schur(Y, schur_solver(self.xp, E @ Y, self.independent), rho)
 
@@ -207,9 +208,9 @@ class Method:
         self.pattern = sparse.pattern(H, qp.G, qp.E)
         return sparse.factor(self.pattern, d, w)
 
-    def kkt(self, fac: Factor | sparse.KKTFactor, schur: Schur | None, r: Array, s: Array) -> tuple[Array, Array]:
+    def kkt(self, fac: Factor | sparse.Augmented, schur: Schur | None, r: Array, s: Array) -> tuple[Array, Array]:
         """(dy, dnu) with K dy + E' dnu = r, E dy = s (least squares in dnu for dependent rows)."""
-        if isinstance(fac, (sparse.KKTFactor, sparse.WithRows)):
+        if isinstance(fac, sparse.AUGMENTED):    # the sparse path: the equalities are in the factor
             return fac.solve(r, s)
         if schur is None:
             return fac.solve(r), self.xp.zeros(s.shape[0])
@@ -218,7 +219,7 @@ class Method:
         dnu = schur.solve(E @ dy - s)
         return dy - schur.Y @ dnu, dnu
 
-    def step(self, fac: Factor | sparse.KKTFactor, schur: Schur | None, it: Iterate, r: Residuals, rc: Array,
+    def step(self, fac: Factor | sparse.Augmented, schur: Schur | None, it: Iterate, r: Residuals, rc: Array,
              scal: list[soc.Scaling], rz: list[Array]) -> Direction:
         """The step for the residuals r, the complementarity target rc (t z - its target)
         and the cones' rz (lam o lam - their target)."""
@@ -282,10 +283,3 @@ def _span(xp: ArrayModule, index: Array) -> slice | Array:
     if int(index[-1]) - first + 1 == n and (n == 1 or bool((xp.diff(index) == 1).all())):
         return slice(first, first + n)
     return index
-
-
-def _dense_rows(E: Array) -> np.ndarray:
-    """E as a host array (it may be CSR or a device array) for the rank test."""
-    if sp.issparse(E):
-        return E.toarray()
-    return np.asarray(E.get() if hasattr(E, "get") else E)

@@ -226,6 +226,8 @@ class WithRows:
 
 
 Pair = tuple[np.ndarray, np.ndarray]
+Augmented = KKTFactor | WithRows        # a factor of the whole KKT system: `solve(r, s)` -> (dy, dnu)
+AUGMENTED = (KKTFactor, WithRows)
 
 
 def refined(once: Callable[[np.ndarray, np.ndarray], Pair], apply: Callable[[np.ndarray, np.ndarray], Pair],
@@ -287,4 +289,5 @@ def nonzeros(pat: Pattern) -> tuple[int, int]:
     return int(pat.upper.nnz), int(L.nnz) if L is not None else 0
 
 
-__all__ = ["plan", "worth", "blocks_matrix", "pattern", "factor", "nonzeros", "Pattern", "KKTFactor", "WithRows"]
+__all__ = ["plan", "worth", "blocks_matrix", "pattern", "factor", "nonzeros", "Pattern", "KKTFactor", "WithRows",
+           "Augmented", "AUGMENTED"]

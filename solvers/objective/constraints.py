@@ -122,6 +122,12 @@ class Part:
         return self.view.space.grad(self._scatter(self.obj.hvp(self._z(y), part)))
 
     # ------------------------------------------------------------------ as one row
+    def csr_rows(self) -> tuple[sp.csr_matrix, np.ndarray]:
+        """The kept gradient as one CSR row and the offset (an affine part, read)."""
+        assert self._linear is not None
+        g, offset = self._linear
+        return sp.csr_matrix(np.reshape(g, (1, -1))), np.reshape(offset, -1)
+
     def values(self, y: Array) -> Array:
         return self.view.xp.asarray([self.value(y)], dtype=float)
 
@@ -216,6 +222,13 @@ class Rows:
         self._keep_linear(c, J, y)
         return c, J
 
+    def csr_rows(self) -> tuple[sp.csr_matrix, np.ndarray]:
+        """The kept Jacobian as CSR (the copy `_keep_linear` made, where it made one) and the
+        offsets (an affine block, read)."""
+        assert self._linear is not None
+        J, offset = self._linear
+        return (self._rows if self._rows is not None else sp.csr_matrix(J)), np.reshape(offset, -1)
+
     def _keep_linear(self, c, J, y):
         """Keep an affine g's (J, c - J y) from its values c and Jacobian J at y, when finite."""
         if self.affine and bool(self.view.xp.isfinite(c).all()):
@@ -277,7 +290,7 @@ class Constraints:
         with c = A y + b, built once, so that the values of 2,000 constraint blocks (a
         Kalman smoother's dynamics) cost one sparse product, not a Python loop over them."""
         if self._stack is None and self._affine and all(p._linear is not None for p in self.parts):
-            rows = [_sparse_rows(p) for p in self.parts]
+            rows = [p.csr_rows() for p in self.parts]
             self._stack = (sp.vstack([A for A, _ in rows], format="csr"),
                            np.concatenate([np.reshape(b, -1) for _, b in rows]))
         return self._stack
@@ -372,11 +385,3 @@ def _affine(expr: Expr, names: tuple[str, ...]) -> bool:
         return True
     found = tc.variables(expr)
     return not any(set(tc.variables(tc.derivative(expr, found[n]))) & set(names) for n in names)
-
-
-def _sparse_rows(part: Part | Rows) -> tuple[sp.csr_matrix, np.ndarray]:
-    """An affine part's kept (gradient rows as CSR, offsets)."""
-    assert part._linear is not None
-    J, b = part._linear
-    rows = getattr(part, "_rows", None)
-    return (rows if rows is not None else sp.csr_matrix(np.reshape(J, (-1, np.shape(J)[-1])))), np.reshape(b, -1)
