@@ -39,15 +39,15 @@ from convexcheck.budget import Budget, BudgetSpent, Deadline
 from convexcheck.composition.classify import classify
 from convexcheck.hessian.certificate import Certificate, axis_lengths
 from convexcheck.problem import entrywise
-from convexcheck.problem.admissible import check_sizes, not_real, satisfies
+from convexcheck.problem.admissible import check_sizes
+from convexcheck.problem.data import check_data, check_dims, data_dims
 from convexcheck.problem.model import Attributes, Declaration, Part, Problem
 from convexcheck.problem.reader import ProblemError, load_problem
 from convexcheck.problem.shapes import Shape, shape_of
-from convexcheck.report import PartReport, Report, Side
+from convexcheck.report import NEEDS, PartReport, Report, Side
 from convexcheck.witness.chords import chord_witnesses, kinked
 from convexcheck.witness.sampling import GUARD_FLOOR, GUARD_TOLERANCE, KINDS, progress_bar, search
 from tensorcalc.algebra.degree import degree
-from tensorcalc.arrays import is_dask
 
 MAX_ASSUMPTIONS = 8
 GUARD_SAMPLES = 5        # points sampled for a part whose both sides are proven (the guard's check)
@@ -64,6 +64,7 @@ class _Run:
     fixed: dict
     progress: bool
     deadline: Deadline
+    verdict_only: bool = False
     shapes: dict = dataclasses.field(default_factory=dict)   # (shape key, variables) -> its _Shared
 
 
@@ -84,7 +85,7 @@ class _Shared:
 
 def analyze(problem: Problem | str | os.PathLike, data: Mapping[str, Any] | None = None, *, samples: int = 20,
             seed: int = 0, dims: dict[str, int] | None = None, progress: bool = False,
-            budget: Budget | float = Budget()) -> Report:
+            budget: Budget | float = Budget(), verdict_only: bool = False) -> Report:
     """Analyse a problem (a Problem, a file path, or problem text); see the module docstring.
     (`convexcheck.analyze`, the public entry, also takes CVXPY objects.)
 
@@ -95,82 +96,27 @@ def analyze(problem: Problem | str | os.PathLike, data: Mapping[str, Any] | None
     and named dimensions take the lengths the arrays have. A Dask array is read for its
     dtype and shape only, never computed: the verdict rests on the declared attributes
     (the solvers check them on the workers), and sampling draws values of its own.
-    `budget`: a `Budget`, or its seconds (math.inf: no limit); see the module docstring."""
+    `budget`: a `Budget`, or its seconds (math.inf: no limit); see the module docstring.
+    `verdict_only` (what the solvers ask for): witnesses are searched only for the sides
+    the verdict reads (`report.NEEDS`: the convex side of a minimised objective, ...) and
+    the objective is not analysed in each variable alone; `Report.verdict` is the same,
+    the other sides may stay unknown (the guard still checks every proof)."""
     budget = budget if isinstance(budget, Budget) else Budget(budget)
     if not isinstance(problem, Problem):
         problem = load_problem(problem)
     fixed = check_data(problem, data or {})
-    dims = _check_dims(problem, {**_data_dims(problem, fixed), **(dims or {})})
-    run = _Run(samples, seed, dims, fixed, progress, budget.start())
+    dims = check_dims(problem, {**data_dims(problem, fixed), **(dims or {})})
+    run = _Run(samples, seed, dims, fixed, progress, budget.start(), verdict_only)
     scalar = entrywise.scalar_problem(problem)          # constraints of any order, entry by entry
     names = _names(problem, problem.objective.expr)
     joint = [_names(scalar, part.expr) for part in scalar.parts]
-    own = [n for n in names if joint[0] != [n]]          # else the joint analysis is it
+    own = [] if verdict_only else [n for n in names if joint[0] != [n]]   # else the joint analysis is it
     with progress_bar(progress, len(scalar.parts) + len(own), desc="analysis", unit="part") as bar:
         parts = [_part(scalar, part, found, run, bar) for part, found in zip(scalar.parts, joint)]
         alone = {n: _part(problem, problem.objective, [n], run, bar) for n in own}
     variables = {n: alone.get(n, parts[0]) for n in names}
     settings = dict(samples=samples, seed=seed, dims=dims, budget=budget.seconds if budget.limited else None)
     return Report(problem, parts[0], parts[1:], variables, settings, run.deadline.spent)
-
-
-def _check_dims(problem: Problem, dims: dict[str, int]) -> dict[str, int]:
-    known = problem.dimension_names()
-    for name, length in dims.items():
-        if name not in known:
-            raise tc.TensorCalcError(f"--dim {name}={length}: the problem has no dimension {name!r} "
-                                     f"(its dimensions: {', '.join(known) or 'none'})")
-        if not isinstance(length, int) or not 1 <= length <= 100_000:
-            raise tc.TensorCalcError(f"--dim {name}={length}: a dimension length must be a whole number "
-                                     f"from 1 to 100000")
-    return dict(dims)
-
-
-def check_data(problem: Problem, data: Mapping[str, Any]) -> dict[str, np.ndarray]:
-    """Parameter values as float arrays, checked: declared parameters, finite numbers, the
-    declared number of axes and integer lengths, and the declared attributes."""
-    fixed = {}
-    for name, value in data.items():
-        decl = problem.declarations.get(name)
-        if decl is None or decl.kind != "parameter":
-            raise tc.TensorCalcError(f"data[{name!r}]: the problem has no parameter {name!r} "
-                                     f"(parameters: {', '.join(problem.parameters) or 'none'})")
-        if is_dask(value):
-            _check_form(name, decl, value)                 # dtype and shape: nothing computed
-            continue
-        try:
-            array = np.asarray(value)
-        except (TypeError, ValueError):
-            raise tc.TensorCalcError(f"data[{name!r}] is not an array of numbers") from None
-        array = _check_form(name, decl, array).astype(float)
-        if not np.isfinite(array).all():
-            raise tc.TensorCalcError(f"data[{name!r}] has NaN or infinite entries")
-        if not satisfies(decl.attributes, array):
-            raise tc.TensorCalcError(f"data[{name!r}] does not satisfy its declared attributes "
-                                     f"({decl.attributes.describe()})")
-        fixed[name] = array
-    return fixed
-
-
-def _check_form(name: str, decl, array):
-    """`array` when its dtype holds real numbers and its shape fits the declaration."""
-    problem_text = not_real(np.dtype(array.dtype), f"data[{name!r}]")
-    if problem_text:
-        raise tc.TensorCalcError(problem_text)
-    if array.ndim != len(decl.dims) or any(isinstance(d, int) and d != n for d, n in zip(decl.dims, array.shape)):
-        raise tc.TensorCalcError(f"data[{name!r}] has shape {array.shape}; {name!r} is declared "
-                                 f"with dimensions [{', '.join(map(str, decl.dims))}]")
-    return array
-
-
-def _data_dims(problem: Problem, fixed: dict[str, np.ndarray]) -> dict[str, int]:
-    dims: dict[str, int] = {}
-    for name, array in fixed.items():
-        for dim, length in zip(problem.declarations[name].dims, array.shape):
-            if isinstance(dim, str) and dims.setdefault(dim, length) != length:
-                raise tc.TensorCalcError(f"data[{name!r}]: dimension {dim!r} has length {length} "
-                                         f"here but {dims[dim]} in another array")
-    return dims
 
 
 def _names(problem: Problem, expr) -> list[str]:
@@ -195,7 +141,9 @@ def _part(problem: Problem, part: Part, names: list[str], run: _Run, bar) -> Par
         bar.update(1)
         convex, concave = (_side(k, Certificate(), None, [], spent.stage) for k in KINDS)
         return PartReport(part, names, convex, concave, budget=spent.stage)
-    want = tuple(side for side, done in (("convex", cert.convex), ("concave", cert.concave)) if not done)
+    read = NEEDS[part.need] if run.verdict_only else KINDS
+    want = tuple(side for side, done in (("convex", cert.convex), ("concave", cert.concave))
+                 if not done and side in read)
     guarded_by = shared.guards[0] if shared and len(shared.guards) >= GUARD_MEMBERS and len(want) < 2 else None
     exact = not want and degree(part.expr, tuple(names)) <= 1       # affine: no rule to guard
     evidence = _evidence(problem, part, names, want, guarded_by is None and not exact, run)

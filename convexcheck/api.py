@@ -23,11 +23,12 @@ from tensorcalc.arrays import library
 
 def analyze(problem: Problem | str | os.PathLike | Any, data: Mapping[str, Any] | None = None, *,
             samples: int = 20, seed: int = 0, dims: dict[str, int] | None = None, progress: bool = False,
-            budget: Budget | float = Budget()) -> Report:
+            budget: Budget | float = Budget(), verdict_only: bool = False) -> Report:
     """The convexity verdicts of `problem` (see `convexcheck.analysis`): `data` gives
     parameters fixed values (arrays by name); `samples` points are sampled per part where
     no proof settles a side, drawn from `seed`; `dims` sets named dimension lengths;
-    `progress` shows a bar; `budget` bounds the work (a `Budget` or its seconds).
+    `progress` shows a bar; `budget` bounds the work (a `Budget` or its seconds);
+    `verdict_only` searches only the sides `Report.verdict` reads (see `analysis.analyze`).
 
     A CVXPY Expression or Problem is translated first (`from_cvxpy`; the translated text
     is `report.problem.text`) and analysed at its parameters' values: give those as
@@ -37,4 +38,5 @@ def analyze(problem: Problem | str | os.PathLike | Any, data: Mapping[str, Any] 
             raise tc.TensorCalcError("data: a CVXPY problem's parameter values are read from the CVXPY "
                                      "parameters themselves; set Parameter.value instead")
         problem, data = from_cvxpy(problem)
-    return analysis.analyze(problem, data, samples=samples, seed=seed, dims=dims, progress=progress, budget=budget)
+    return analysis.analyze(problem, data, samples=samples, seed=seed, dims=dims, progress=progress, budget=budget,
+                             verdict_only=verdict_only)

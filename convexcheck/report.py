@@ -13,6 +13,8 @@ from convexcheck.witness.sampling import Evidence, Witness
 
 VERDICTS = ("proven", "disproved", "unknown")
 WIDTH = 100
+# The sides a part's verdict reads, by what a convex problem needs of it (`Part.need`).
+NEEDS = {"convex": ("convex",), "concave": ("concave",), "affine": ("convex", "concave"), "any": ("convex",)}
 
 
 @dataclass
@@ -40,9 +42,7 @@ class PartReport:
 
     def satisfies(self) -> str:
         """Whether the part is what a convex problem needs: 'yes', 'no' or 'unknown'."""
-        need = self.part.need
-        sides = {"convex": [self.convex], "concave": [self.concave],
-                 "affine": [self.convex, self.concave], "any": [self.convex]}[need]
+        sides = [getattr(self, kind) for kind in NEEDS[self.part.need]]
         if all(s.status == "proven" for s in sides):
             return "yes"
         if any(s.status == "disproved" for s in sides):

@@ -38,7 +38,8 @@ def _verdict(expr: Expr, sense: str, declarations: tuple[tuple[str, Declaration]
     need = {"minimize": "convex", "maximize": "concave"}[sense]
     problem = Problem(Declarations(declarations), sense, Part("objective", "", expr, need), constraints)
     return cache.cached("verdict", (expr, sense, declarations, constraints),
-                        lambda: _Analysed.of(analyze(problem, samples=10)), _verdict_data, _verdict_from)[0].verdict
+                        lambda: _Analysed.of(analyze(problem, samples=10, verdict_only=True)),
+                        _verdict_data, _verdict_from)[0].verdict
 
 
 class _Analysed(NamedTuple):
