@@ -16,6 +16,7 @@ from solvers.methods.history import optimize_result
 from solvers.methods.loop import Options, Outcome, run
 from solvers.methods.newton import Newton, NewtonCG
 from solvers.objective.smooth import Objective
+from solvers.reformulate.bounds import BOUNDS
 from solvers.reformulate.closure import Closure
 from solvers.reformulate.cones import SecondOrderCones
 from solvers.reformulate.lift import Lift, Lifting
@@ -102,7 +103,7 @@ def minimize(problem: object, data: Mapping[str, object] | None = None, *, x0: o
     task, chain = _started(read(problem, data, x0), xp, method, gtol)
     convexity, warning = convexity_of(task) if check else ("not checked", None)
     work, undo = chain.apply(task)                    # inverted once at the result
-    _, _, lifting, coning, squaring = undo
+    _, _, _, lifting, coning, squaring = undo
     if method == "auto":
         method = constrained.auto(work, lifting.lifted.added)
     opts = dataclasses.replace(checked, max_iter=max_iter if max_iter is not None else MAX_ITER[method],
@@ -120,11 +121,13 @@ def minimize(problem: object, data: Mapping[str, object] | None = None, *, x0: o
 
 def _started(task: Task, xp: Any, method: str, gtol: float) -> tuple[Task, Chain]:
     """The task with its start moved inside the domain (`domain_start`), and the chain of
-    reductions a solve applies to it: the domain's closure rows, maximize, the epigraph lift,
-    the cones, the wide squares. Conditions the cones take away move no start and get no row."""
+    reductions a solve applies to it: the domain's closure rows, rows that are bounds,
+    maximize, the epigraph lift, the cones, the wide squares. Conditions the cones take
+    away move no start and get no row."""
     coning = SecondOrderCones(xp, method, gtol)
     ignored = _coned_away(task, coning)
-    chain = Chain((Closure(ignored), MAXIMIZE, Lift(xp, gtol, method), coning, WideSquares(xp, method, gtol)))
+    chain = Chain((Closure(ignored), BOUNDS, MAXIMIZE, Lift(xp, gtol, method), coning,
+                   WideSquares(xp, method, gtol)))
     return domain_start.inside(task, ignored), chain
 
 

@@ -45,7 +45,7 @@ class Structure:
     GR: Array
     s_col: np.ndarray
     s_val: np.ndarray
-    H: np.ndarray
+    H: Array             # the whole H, sparse where mostly 0 (a lifted least squares': diagonal)
 
 
 def structure(xp: ArrayModule, H: Array, G: Array) -> Structure | None:
@@ -73,7 +73,7 @@ def structure(xp: ArrayModule, H: Array, G: Array) -> Structure | None:
     s_col = np.where(has, touched.argmax(axis=1) if touched.size else 0, -1)
     s_val = np.where(has, G[rows, S[np.maximum(s_col, 0)]] if S.size else 0.0, 0.0)
     GR, Gs = sparse_if(G[:, R]), sparse_if(G)
-    return Structure(R, S, H[np.ix_(R, R)], np.diagonal(H)[S].copy(), Gs, GR, s_col, s_val, H)
+    return Structure(R, S, H[np.ix_(R, R)], np.diagonal(H)[S].copy(), Gs, GR, s_col, s_val, sparse_if(H))
 
 
 @dataclass

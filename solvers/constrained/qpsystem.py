@@ -109,6 +109,8 @@ class Method:
         structured = isinstance(qp.H, Blocks) or self.pattern is not None or self.soc.count > 0
         self.elim = None if structured else elimination.structure(self.xp, qp.H, qp.G)
         self.G = qp.G if self.elim is None else self.elim.G      # sparse where mostly 0
+        if self.elim is not None:                                 # H y costs what H holds
+            self.qp = qp = replace(qp, H=self.elim.H)
         if self.pattern is None and self.elim is None and self.xp is np and not isinstance(qp.H, Blocks):
             self.G = elimination.sparse_if(qp.G)            # G' W G then costs what G holds
 
@@ -157,7 +159,7 @@ class Method:
         elif self.elim is not None and (found := elimination.factor(self.elim, w[:mg], d)) is not None:
             fac = found
         else:
-            K = qp.H + _gwg(self.G, w[:mg])
+            K = (qp.H.toarray() if sp.issparse(qp.H) else qp.H) + _gwg(self.G, w[:mg])
             K.reshape(-1)[::K.shape[0] + 1] += d        # the diagonal, as a view of the fresh K
             self.soc.newton(scal, K)
             return self._dense(K, w[:mg], d)

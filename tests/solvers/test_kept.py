@@ -53,7 +53,7 @@ def test_a_re_solve_reads_the_qp_once_and_a_new_parameter_value_reads_it_again(m
     assert np.abs(third.x["w"] - first.x["w"]).max() > 1e-3          # the new value changed the answer
 
 
-TEXT = "parameter A[m, n]\nparameter b[m]\nvariable x[n]\nminimize sum((A * x - b) .^ 2)\nsubject to\n    x <= 0.1"
+TEXT = "parameter A[m, n]\nparameter b[m]\nvariable x[n]\nminimize sum((A * x - b) .^ 2)\nsubject to\n    sum(x) <= 0.1"
 
 
 def test_data_written_in_place_is_read_again(monkeypatch):
@@ -67,7 +67,7 @@ def test_data_written_in_place_is_read_again(monkeypatch):
     after = solvers.minimize(TEXT, data, method="newton")
     assert reads.calls == 2
     x = cp.Variable(4)
-    ref = cp.Problem(cp.Minimize(cp.sum_squares(A @ x - b)), [x <= 0.1])
+    ref = cp.Problem(cp.Minimize(cp.sum_squares(A @ x - b)), [cp.sum(x) <= 0.1])
     assert abs(after.fun - _reference(ref)) <= 1e-6 * max(1.0, abs(after.fun))
     assert before.fun != after.fun
 

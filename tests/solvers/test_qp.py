@@ -295,6 +295,22 @@ def test_elimination_solves_like_the_dense_matrix(sparse_rows):
     np.testing.assert_allclose(K @ fac.solve(V), V, atol=1e-8 * np.abs(K).max())
 
 
+def test_elimination_keeps_a_large_mostly_zero_h_sparse():
+    # a lifted least squares in a box: H diagonal on 300 + 5 coordinates, no rows
+    import scipy.sparse as sp
+
+    from solvers.constrained import elimination
+    rng = np.random.default_rng(12)
+    n = 305
+    H, G = np.diag(rng.uniform(0.5, 2.0, n)), np.zeros((0, n))
+    st = elimination.structure(np, H, G)
+    assert st is not None and st.R.size == 0 and sp.issparse(st.H)
+    d, v = rng.uniform(0, 1e3, n), rng.standard_normal(n)
+    fac = elimination.factor(st, np.zeros(0), d)
+    np.testing.assert_allclose(fac.apply(v), (H + np.diag(d)) @ v, rtol=1e-14)
+    np.testing.assert_allclose(fac.solve(v), v / (np.diagonal(H) + d), rtol=1e-12)
+
+
 def test_elimination_declines_rows_touching_two_diagonal_coordinates():
     from solvers.constrained import elimination
     H = np.diag([1.0, 2.0, 3.0])

@@ -29,7 +29,8 @@ def box_qp() -> cp.Problem:
     x = cp.Variable(n, name="x")
     d, q = rng.uniform(0.5, 2.0, n), 3 * rng.standard_normal(n)
     smooth = cp.sum_squares(x[1:] - x[:-1])                        # H tridiagonal
-    return cp.Problem(cp.Minimize(0.5 * cp.sum(cp.multiply(d, cp.square(x))) + smooth + q @ x), [x >= -1, x <= 1])
+    return cp.Problem(cp.Minimize(0.5 * cp.sum(cp.multiply(d, cp.square(x))) + smooth + q @ x),
+                      [x >= -1, x <= 1, x[1:] - x[:-1] <= 0.4])     # bounds and sparse rows
 
 
 def trend_filter() -> cp.Problem:
@@ -43,7 +44,7 @@ def trend_filter() -> cp.Problem:
 def sparse_lp() -> cp.Problem:
     rng = np.random.default_rng(3)
     n, m = 150, 100
-    A = sp.random(m, n, density=0.03, random_state=4, format="csr") + sp.eye(m, n)
+    A = sp.random(m, n, density=0.01, random_state=4, format="csr") + sp.eye(m, n)
     x0 = rng.uniform(0.2, 0.8, n)
     x = cp.Variable(n, name="x")
     return cp.Problem(cp.Minimize(rng.standard_normal(n) @ x), [A @ x <= A @ x0 + 0.1, x >= 0, x <= 1])
