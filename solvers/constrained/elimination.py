@@ -53,9 +53,8 @@ def structure(xp: ArrayModule, H: Array, G: Array) -> Structure | None:
     too few coordinates qualify."""
     if xp is not np or not isinstance(H, np.ndarray) or H.ndim != 2:
         return None
-    n = H.shape[0]
-    off = H - np.diag(np.diagonal(H))
-    candidate = ~(off != 0).any(axis=0)
+    n, diag = H.shape[0], np.diagonal(H)
+    candidate = np.count_nonzero(H, axis=0) == (diag != 0)       # no entry off the diagonal (H symmetric)
     touched = G[:, candidate] != 0
     while touched.size:                   # rows touching two candidates: drop the densest first
         clash = touched.sum(axis=1) > 1
@@ -72,8 +71,19 @@ def structure(xp: ArrayModule, H: Array, G: Array) -> Structure | None:
     has = touched.any(axis=1) if touched.size else np.zeros(G.shape[0], bool)
     s_col = np.where(has, touched.argmax(axis=1) if touched.size else 0, -1)
     s_val = np.where(has, G[rows, S[np.maximum(s_col, 0)]] if S.size else 0.0, 0.0)
-    GR, Gs = sparse_if(G[:, R]), sparse_if(G)
-    return Structure(R, S, H[np.ix_(R, R)], np.diagonal(H)[S].copy(), Gs, GR, s_col, s_val, sparse_if(H))
+    GR, Gs, H_RR = sparse_if(G[:, R]), sparse_if(G), H[np.ix_(R, R)]
+    return Structure(R, S, H_RR, diag[S].copy(), Gs, GR, s_col, s_val, _whole(H, H_RR, R, S))
+
+
+def _whole(H: np.ndarray, H_RR: np.ndarray, R: np.ndarray, S: np.ndarray) -> Array:
+    """H as CSR when large and mostly 0, built from its parts on R x R and S (no pass over
+    the dense n x n array: a lifted least squares' 2,020 x 2,020 H is diagonal), else H."""
+    held = np.count_nonzero(H_RR) + S.size
+    if H.size <= BIG or held >= SPARSE * H.size:
+        return H
+    i, j = np.nonzero(H_RR)
+    rows, cols = np.concatenate([R[i], S]), np.concatenate([R[j], S])
+    return sp.csr_matrix((np.concatenate([H_RR[i, j], np.diagonal(H)[S]]), (rows, cols)), shape=H.shape)
 
 
 @dataclass
