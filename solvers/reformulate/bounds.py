@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -26,6 +27,7 @@ from convexcheck.problem.model import Attributes
 from solvers.task.records import Constraint, Free, Task
 from solvers.task.reductions import Result
 from tensorcalc.dag import Const, Elementwise, Expr, Product, Sum, Var
+from tensorcalc.memo import memoized
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,8 @@ class Bounds:
     def apply(self, task: Task) -> tuple[Task, Moved | None]:
         """(the task with the bounding rows as bounds, what they bound; None: no row moved)."""
         free = {v.name: v for v in task.free}
-        rows = [r for c in task.constraints if (r := read_row(c, free, task.fixed)) is not None]
+        params = frozenset(task.fixed)
+        rows = [r for c in task.constraints if (r := read_row(c, free, task.fixed, params)) is not None]
         sides, attributes = _sides(rows, free) if rows else ([], {})
         if not sides:
             return task, None
@@ -101,11 +104,14 @@ class Bounds:
 BOUNDS = Bounds()
 
 
-def read_row(c: Constraint, free: dict[str, Free], fixed: dict[str, np.ndarray]) -> Row | None:
-    """`c` as a bound (`Row`), or None where it is not one (module docstring)."""
-    if c.kind != "<=":
+def read_row(c: Constraint, free: dict[str, Free], fixed: dict[str, np.ndarray],
+             params: frozenset[str] | None = None) -> Row | None:
+    """`c` as a bound (`Row`), or None where it is not one (module docstring); `params`:
+    frozenset(fixed), given by a caller that reads many rows."""
+    params = frozenset(fixed) if params is None else params
+    if c.kind != "<=" or not _may_bound(c.expr, params):
         return None
-    read = _terms(c.expr, fixed)
+    read = _terms(c.expr, params, lambda node: _number(node, fixed))
     if read is None:
         return None
     var, a, b = read
@@ -116,9 +122,20 @@ def read_row(c: Constraint, free: dict[str, Free], fixed: dict[str, np.ndarray])
     return Row(c.label, v.name, "upper" if a > 0 else "lower", -b / a, abs(a))
 
 
-def _terms(expr: Expr, fixed: dict[str, np.ndarray]) -> tuple[Var, float, float] | None:
-    """(x, a, b) where `expr` is a * x + b with a, b numbers (an iterative walk over sums,
-    negations, constants and scalings), else None."""
+@memoized(maxsize=4096)
+def _may_bound(expr: Expr, params: frozenset[str]) -> bool:
+    """Whether `expr` has the form of a bound whatever the data (a norm row of a 500-cone
+    problem: read once, not on every re-solve)."""
+    def any_number(node: Expr) -> float | None:
+        return 0.0 if isinstance(node, Const) or (isinstance(node, Var) and node.name in params) else None
+    return _terms(expr, params, any_number) is not None
+
+
+def _terms(expr: Expr, params: frozenset[str], number: Callable[[Expr], float | None]
+           ) -> tuple[Var, float, float] | None:
+    """(x, a, b) where `expr` is a * x + b with a, b numbers (`number` reads a node's one
+    value, None where it has none; an iterative walk over sums, negations, constants and
+    scalings), else None."""
     var, a, b = None, 0.0, 0.0
     stack = [(expr, 1.0)]
     while stack:
@@ -127,9 +144,9 @@ def _terms(expr: Expr, fixed: dict[str, np.ndarray]) -> tuple[Var, float, float]
             stack.extend((arg, sign) for arg in node.args)
         elif isinstance(node, Elementwise) and node.fn == "neg":
             stack.append((node.args[0], -sign))
-        elif (number := _number(node, fixed)) is not None:
-            b += sign * number
-        elif (scaled := _scaled(node, fixed)) is not None and (var is None or scaled[0] is var):
+        elif (value := number(node)) is not None:
+            b += sign * value
+        elif (scaled := _scaled(node, params, number)) is not None and (var is None or scaled[0] is var):
             var, a = scaled[0], a + sign * scaled[1]
         else:
             return None
@@ -147,17 +164,17 @@ def _number(node: Expr, fixed: dict[str, np.ndarray]) -> float | None:
     return first if data.size and bool((data == first).all()) else None
 
 
-def _scaled(node: Expr, fixed: dict[str, np.ndarray]) -> tuple[Var, float] | None:
+def _scaled(node: Expr, params: frozenset[str], number: Callable[[Expr], float | None]) -> tuple[Var, float] | None:
     """(x, c) where `node` is the free-or-not variable x itself or c * x entry by entry."""
-    if isinstance(node, Var) and node.name not in fixed:
+    if isinstance(node, Var) and node.name not in params:
         return node, 1.0
     if not isinstance(node, Product) or len(node.args) != 2:
         return None
     for k in (0, 1):
         x, c = node.args[k], node.args[1 - k]
         spec = node.spec
-        if (isinstance(x, Var) and x.name not in fixed and spec.inputs[k] == spec.out
-                and set(spec.inputs[1 - k]) <= set(spec.out) and (value := _number(c, fixed)) is not None):
+        if (isinstance(x, Var) and x.name not in params and spec.inputs[k] == spec.out
+                and set(spec.inputs[1 - k]) <= set(spec.out) and (value := number(c)) is not None):
             return x, value
     return None
 
