@@ -104,6 +104,8 @@ def _interior(task: Task, view: View, cons: Constraints, opts: Options, gtol: fl
     if qp.applies(task):
         mth = entry.method if entry is not None and entry.method is not None else qp.prepare(ip, y0)
         res = qp.solve(ip, mth, y0, opts.max_iter, opts.sign)
+        if res is not None and view.space.cones and res.status != Status.CONVERGED:
+            res = None             # definite cones unfinished: `pathfollow`'s run-off and ray checks decide
         if res is not None and entry is not None:
             entry.method = mth                     # a re-solve of the same QP starts here
     if res is None:            # not a QP, or one whose Newton matrix is not positive definite
@@ -127,7 +129,7 @@ def _examined(task: Task, view: View, cons: Constraints, opts: Options, status: 
     interior-point algebra `method()` gives) or on its way along one (`_travelled`)."""
     if task.cones:                  # neither check reads second-order cones
         return status, message
-    if status in UNFINISHED and view.xp is np and qp.applies(task):
+    if status in UNFINISHED and view.xp is np and qp.applies(task) and not view.space.cones:   # nor definite
         status, message = _unbounded(method(), status, message, view.pack(task.x0))
     return _travelled(view, cons, y, task, opts, status, message)
 

@@ -150,15 +150,10 @@ class Interior:
         self.blocks = self.space.identity and not self.degree and not len(cons.cones) and cons.affine()
 
     def start(self, y0: Array) -> State:
-        """y0 moved inside its bounds (by PUSH relative to the bound, at most a hundredth of
-        the interval), slacks making the inequalities hold (or PUSH where they do not),
-        and the duals that put every product at MU0."""
+        """y0 moved inside its bounds (`pushed`), slacks making the inequalities hold (or
+        PUSH where they do not), and the duals that put every product at MU0."""
         xp = self.xp
-        lower, upper = xp.where(self.hasL, self.lower, 0.0), xp.where(self.hasU, self.upper, 0.0)
-        width = xp.where(self.hasL & self.hasU, upper - lower, math.inf)
-        for bound, has, sign in ((lower, self.hasL, 1.0), (upper, self.hasU, -1.0)):
-            inner = bound + sign * xp.minimum(PUSH * xp.maximum(1.0, xp.abs(bound)), PUSH * width)
-            y0 = xp.where(has & (sign * (y0 - inner) < 0), inner, y0)
+        y0 = self.pushed(y0)
         c = self.cons.values(y0)[~self.eq] if self.cons.m else xp.zeros(0)
         s = xp.maximum(-c, PUSH * xp.maximum(1.0, xp.abs(c)))
         dl, du = self._gaps(y0)
@@ -166,6 +161,16 @@ class Interior:
         sc, zc = self.soc.start(y0, MU0)
         return State(y0, s, MU0 / s, xp.zeros(int(xp.sum(self.eq))),
                      xp.where(self.hasL, MU0 / dl, 0.0), xp.where(self.hasU, MU0 / du, 0.0), Z, MU0, sc=sc, zc=zc)
+
+    def pushed(self, y0: Array) -> Array:
+        """y0 moved inside its bounds by PUSH relative to each, at most 1/100 of the interval."""
+        xp = self.xp
+        lower, upper = xp.where(self.hasL, self.lower, 0.0), xp.where(self.hasU, self.upper, 0.0)
+        width = xp.where(self.hasL & self.hasU, upper - lower, math.inf)
+        for bound, has, sign in ((lower, self.hasL, 1.0), (upper, self.hasU, -1.0)):
+            inner = bound + sign * xp.minimum(PUSH * xp.maximum(1.0, xp.abs(bound)), PUSH * width)
+            y0 = xp.where(has & (sign * (y0 - inner) < 0), inner, y0)
+        return y0
 
     # ------------------------------------------------------------------ evaluation
     def point(self, st: State, hessian: bool = True) -> Point:
@@ -378,11 +383,6 @@ class Interior:
         zl = xp.where(self.hasL, xp.clip(st.zl, mu / (KAPPA * dl), KAPPA * mu / dl), 0.0)
         zu = xp.where(self.hasU, xp.clip(st.zu, mu / (KAPPA * du), KAPPA * mu / du), 0.0)
         return State(st.y, st.s, lam, st.nu, zl, zu, st.Z, mu, st.gaps, st.cones, st.sc, st.zc, st.nt)
-
-
-def curvature(xp: ArrayModule, W: Array | Blocks, v: Array) -> float:
-    """v' W v for the Hessian of the Lagrangian, dense or `Blocks`."""
-    return float(v @ lowrank.times(xp, W, v))
 
 
 def _equalities(xp: ArrayModule, sysm: System) -> System:

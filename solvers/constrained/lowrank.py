@@ -107,6 +107,11 @@ def times(xp: ArrayModule, H: Array | Blocks, v: Array) -> Array:
     return matvec(xp, H, v) if isinstance(H, Blocks) else H @ v
 
 
+def curvature(xp: ArrayModule, W: Array | Blocks, v: Array) -> float:
+    """v' W v for the Hessian of the Lagrangian, dense or `Blocks`."""
+    return float(v @ times(xp, W, v))
+
+
 def matvec(xp: ArrayModule, H: Blocks, v: Array) -> Array:
     """H v for a block-diagonal H and a flat vector v."""
     parts = H.split(xp, v)

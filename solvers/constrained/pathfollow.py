@@ -39,7 +39,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from solvers.constrained.feasibility import INFEASIBLE
-from solvers.constrained.interior import THETA_MAX, Interior, Point, PrimalDualStep, State, System, curvature, finite
+from solvers.constrained.interior import THETA_MAX, Interior, Point, PrimalDualStep, State, System, finite
+from solvers.constrained.lowrank import curvature
 from solvers.methods.history import HEADER, Clock, Iteration, optimize_result, row
 from solvers.methods.options import Options
 from solvers.numerics import cone

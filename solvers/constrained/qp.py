@@ -5,8 +5,9 @@ interior-point method.
               G_c y + h_c in the second-order cones (the task's `cones`)
 
 is what a problem is when its objective is a quadratic polynomial in the free variables
-and every constraint affine (`tensorcalc.algebra.degree`), with no matrix variable to keep in a
-cone or to reduce to its upper triangle (`applies`). Then H, q, G, h, E, e are read once
+and every constraint affine (`tensorcalc.algebra.degree`; `applies`), a symmetric matrix
+variable by its upper triangle (the `Space`'s y), a definite one kept in its cone by the
+HKM terms of `definite` (semidefinite programs; one that stalls goes to `pathfollow`). Then H, q, G, h, E, e are read once
 from one compiled evaluation at the start, and an iteration costs one factorisation of
 K = H + G' W G + D and four solves with it: no compiled evaluation, no merit line search
 (on a convex QP the fraction-to-the-boundary rule alone keeps the iterates interior and
@@ -56,11 +57,10 @@ STALLS = 3
 
 
 def applies(task: Task) -> bool:
-    """Whether the task is a QP in the sense of the module docstring: no symmetric (so no
-    definite) matrix variable, a quadratic objective, affine constraints."""
+    """Whether the task is a QP in the sense of the module docstring: a quadratic
+    objective, affine constraints."""
     names = tuple(v.name for v in task.free)
-    return (not any(v.attributes.is_symmetric for v in task.free) and _quadratic(task.expr, names)
-            and all(affine_in(c.expr, names) for c in task.constraints))
+    return _quadratic(task.expr, names) and all(affine_in(c.expr, names) for c in task.constraints)
 
 
 @memoized(maxsize=256)
@@ -86,7 +86,7 @@ def _method(ip: Interior, qp: Data) -> Method:
     (control's states), the quasi-definite sparse system at any size (K's null space does
     not depend on the weights: the test at unit weights holds for every iterate)."""
     mth = Method(ip, qp)
-    if mth.pattern is not None or not qp.E.shape[0] or mth.xp is not np or mth.soc.count:
+    if mth.pattern is not None or not qp.E.shape[0] or mth.xp is not np or mth.curved:
         return mth
     unit = Iterate(qp.q, mth.xp.ones(mth.m), mth.xp.ones(mth.m), mth.xp.zeros(qp.E.shape[0]))
     fac = mth.factor(unit, [])[0]
@@ -131,12 +131,12 @@ def _start(ip: Interior, mth: Method, st: State) -> Iterate:
     x >= 0 with dependent equalities, this one 9.)"""
     xp, qp, mg, cones = mth.xp, mth.qp, mth.mg, mth.soc
     plain = Iterate(st.y, mth.exact(st.y, xp.concatenate([st.s, xp.ones(mth.m - mg)])),
-                    xp.concatenate([st.lam, st.zl[qp.L], st.zu[qp.U]]), st.nu, st.sc, st.zc)
-    if not (mth.m or cones.count):
+                    xp.concatenate([st.lam, st.zl[qp.L], st.zu[qp.U]]), st.nu, st.sc, st.zc, st.Z)
+    if not (mth.m or mth.curved):
         return plain
-    unit = cones.identity()
-    fac, schur = mth.factor(Iterate(st.y, xp.ones(mth.m), xp.ones(mth.m), st.nu, unit, unit),
-                            cones.scalings(unit, unit))
+    unit, (eyes, _) = cones.identity(), mth.psd.unit()
+    fac, schur = mth.factor(Iterate(st.y, xp.ones(mth.m), xp.ones(mth.m), st.nu, unit, unit, eyes),
+                            cones.scalings(unit, unit), eyes)
     if fac is None:
         return plain
     rhs = mth.Bt(mth.b) - qp.q - (cones.dual([b.h for b in cones.blocks]) if cones.count else 0.0)
@@ -144,10 +144,11 @@ def _start(ip: Interior, mth: Method, st: State) -> Iterate:
     t, z = _balanced(xp, mth.b - mth.B(least)) if mth.m else (xp.ones(0), xp.ones(0))
     if t is None or z is None:
         return plain
-    y = ip.start(least).y                                               # inside the bounds
     mu = float(t @ z) / mth.m if mth.m else 1.0
+    scale = max(float(xp.abs(qp.q).max(initial=0.0)), float(xp.abs(qp.e).max(initial=0.0)))
+    y, Z = mth.psd.start(ip.pushed(least), scale)                       # inside the bounds and the cones
     sc, zc = cones.start(y, mu)
-    return Iterate(y, mth.exact(y, t), z, xp.zeros_like(st.nu), sc, zc)
+    return Iterate(y, mth.exact(y, t), z, xp.zeros_like(st.nu), sc, zc, Z)
 
 
 def _balanced(xp: ArrayModule, t: Array) -> tuple[Array | None, Array | None]:
@@ -168,7 +169,7 @@ def _loop(ip: Interior, mth: Method, it: Iterate, max_iter: int, sign: float,
           history: list[Iteration]) -> Result | None:
     xp, qp, opts = ip.xp, mth.qp, ip.opts
     first = math.nan                                              # f at the first iterate (set at k = 0)
-    pairs = max(mth.m + mth.soc.count, 1)
+    pairs = max(mth.m + mth.soc.count + mth.psd.degree, 1)
     for k in range(max_iter + 1):
         Hy = qp.hy(xp, it.y)
         r = mth.residuals(it, Hy)
@@ -200,9 +201,10 @@ def _check(ip: Interior, mth: Method, it: Iterate, f: float, need: float, rd: Ar
     xp, qp, cones = mth.xp, mth.qp, mth.soc
     stat = float(xp.abs(rd).max()) if rd.size else 0.0
     viol = max(violation(xp, qp, it.y), cones.cones.violation(it.y) if cones.count else 0.0)
-    comp = max(float((it.t * it.z).max()) if mth.m else 0.0, cones.largest_gap(it.sc, it.zc))
+    comp = max(float((it.t * it.z).max()) if mth.m else 0.0, cones.largest_gap(it.sc, it.zc),
+               mth.psd.largest(it.y, it.Z))
     record = Iteration(k, sign * f, stat, kkt=max(stat, viol, comp), violation=viol)
-    gap = float(it.t @ it.z) + cones.gap(it.sc, it.zc)
+    gap = float(it.t @ it.z) + cones.gap(it.sc, it.zc) + mth.psd.gap(it.y, it.Z)
     if stat <= ip.gtol and viol <= VIOLATION * ip.gtol and gap <= need:
         return Status.CONVERGED, record
     if k == max_iter:
@@ -233,26 +235,32 @@ def _iterate(mth: Method, it: Iterate, r: Residuals, record: Iteration, floor: f
     whose rounding then keeps stationarity from closing); None where K is not positive
     definite. With second-order cones (Nesterov-Todd scaled) one step length serves the
     primal and the dual parts, as in CVXOPT's coneqp."""
-    cones = mth.soc
+    cones, psd = mth.soc, mth.psd
     scal = cones.scalings(it.sc, it.zc) if cones.count else []
-    fac, schur = mth.factor(it, scal)
+    inverses = psd.at(it.y) if psd.degree else []
+    if inverses is None:
+        return None                # on a definite cone's boundary to rounding: `pathfollow` steps back
+    fac, schur = mth.factor(it, scal, inverses)
     if fac is None:
         return None
-    pairs = max(mth.m + cones.count, 1)
-    mu = (float(it.t @ it.z) + cones.gap(it.sc, it.zc)) / pairs
+    pairs = max(mth.m + cones.count + psd.degree, 1)
+    mu = (float(it.t @ it.z) + cones.gap(it.sc, it.zc) + psd.gap(it.y, it.Z)) / pairs
     tz = it.t * it.z
-    aff = mth.step(fac, schur, it, r, tz, scal, cones.complementarity(scal, 0.0))
+    aff = mth.step(fac, schur, it, r, tz, scal, cones.complementarity(scal, 0.0),
+                   (psd.residuals(inverses, it.Z, 0.0), inverses))
     ap, ad = _lengths(mth, it, aff, 1.0)
     after = (float((it.t + ap * aff.dt) @ (it.z + ad * aff.dz))
-             + cones.gap(_moved(it.sc, aff.dsc, ap), _moved(it.zc, aff.dzc, ad))) / pairs
+             + cones.gap(_moved(it.sc, aff.dsc, ap), _moved(it.zc, aff.dzc, ad))
+             + psd.gap(it.y + ap * aff.dy, _moved(it.Z, aff.dZ, ad))) / pairs
     target = max(min(1.0, (after / mu) ** 3) * mu, floor) if mu > 0 else 0.0
     rz = [a + b for a, b in zip(cones.complementarity(scal, target), cones.corrector(scal, aff.dsc, aff.dzc))]
-    d = mth.step(fac, schur, it, r, tz + aff.dt * aff.dz - target, scal, rz)
+    R = psd.corrected(psd.residuals(inverses, it.Z, target), inverses, aff.dy, aff.dZ) if psd.degree else []
+    d = mth.step(fac, schur, it, r, tz + aff.dt * aff.dz - target, scal, rz, (R, inverses))
     tp, td = _lengths(mth, it, d, TAU)
     record.step = tp
     y = it.y + tp * d.dy
     return Iterate(y, mth.exact(y, it.t + tp * d.dt), it.z + td * d.dz, it.nu + td * d.dnu,
-                   _moved(it.sc, d.dsc, tp), _moved(it.zc, d.dzc, td))
+                   _moved(it.sc, d.dsc, tp), _moved(it.zc, d.dzc, td), _moved(it.Z, d.dZ, td))
 
 
 def _lengths(mth: Method, it: Iterate, d: Direction, tau: float) -> tuple[float, float]:
@@ -260,6 +268,9 @@ def _lengths(mth: Method, it: Iterate, d: Direction, tau: float) -> tuple[float,
     inside; with cones the shorter of the two for both."""
     xp, cones = mth.xp, mth.soc
     tp, td = _longest(xp, it.t, d.dt, tau), _longest(xp, it.z, d.dz, tau)
+    if mth.psd.degree:
+        mp, md = mth.psd.longest(it.y, d.dy, it.Z, d.dZ, tau)
+        tp, td = min(tp, mp), min(td, md)
     if not cones.count:
         return tp, td
     both = min(tp, td, cones.longest(it.sc, d.dsc, tau), cones.longest(it.zc, d.dzc, tau))
@@ -275,7 +286,7 @@ def _state(mth: Method, it: Iterate) -> State:
     xp, qp, mg, nl, n = mth.xp, mth.qp, mth.mg, mth.qp.L.size, it.y.shape[0]
     zl, zu = xp.zeros(n), xp.zeros(n)
     zl[qp.L], zu[qp.U] = it.z[mg:mg + nl], it.z[mg + nl:]
-    return State(it.y, it.t[:mg], it.z[:mg], it.nu, zl, zu, [], 0.0, sc=it.sc, zc=it.zc)
+    return State(it.y, it.t[:mg], it.z[:mg], it.nu, zl, zu, it.Z, 0.0, sc=it.sc, zc=it.zc)
 
 
 def _result(ip: Interior, mth: Method, it: Iterate, status: Status, history: list[Iteration],

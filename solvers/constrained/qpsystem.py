@@ -14,6 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from solvers.constrained import elimination, lowrank
+from solvers.constrained.definite import Definite
 from solvers.constrained.interior import Interior
 from solvers.constrained.schur import schur_solver
 from solvers.numerics import soc, sparse
@@ -67,6 +68,7 @@ class Direction(NamedTuple):
     dnu: Array
     dsc: list[Array]
     dzc: list[Array]
+    dZ: list[Array] = []          # the definite variables' duals (`definite`); never changed in place
 
 
 class Schur(NamedTuple):
@@ -79,24 +81,26 @@ class Schur(NamedTuple):
 
 
 class Iterate:
-    """y, the stacked slacks t and duals z, the equality duals nu, and the second-order
-    cones' slacks sc and duals zc (one (k, m) array per block, `conic`)."""
+    """y, the stacked slacks t and duals z, the equality duals nu, the second-order cones'
+    slacks sc and duals zc (one (k, m) array per block, `conic`) and the definite
+    variables' duals Z (one matrix each, `definite`)."""
 
     def __init__(self, y: Array, t: Array, z: Array, nu: Array, sc: list[Array] | None = None,
-                 zc: list[Array] | None = None):
+                 zc: list[Array] | None = None, Z: list[Array] | None = None):
         self.y, self.t, self.z, self.nu = y, t, z, nu
-        self.sc, self.zc = sc or [], zc or []
+        self.sc, self.zc, self.Z = sc or [], zc or [], Z or []
 
 
 class Method:
     """The algebra on one QP (see the module docstring)."""
 
     def __init__(self, ip: Interior, qp: Data, quasi_definite: bool = False):
-        self.xp, self.soc = ip.xp, ip.soc
-        if self.soc.count and isinstance(qp.H, Blocks):     # the cones' terms fill K
+        self.xp, self.soc, self.psd = ip.xp, ip.soc, Definite(ip.space)
+        self.curved = bool(self.soc.count or self.psd.degree)      # cone terms in K: dense
+        if self.curved and isinstance(qp.H, Blocks):     # the cones' terms fill K
             qp = replace(qp, H=dense(self.xp, qp.H))
-        self.pattern, self.dense_rows = (None, None) if self.soc.count else _sparse_pattern(self.xp, qp,
-                                                                                            quasi_definite)
+        self.pattern, self.dense_rows = (None, None) if self.curved else _sparse_pattern(self.xp, qp,
+                                                                                         quasi_definite)
         if self.pattern is not None:           # H, G, E as CSR: every product then costs what they hold
             G = self.pattern.G if self.dense_rows is None else sp.csr_matrix(qp.G)
             qp = replace(qp, H=self.pattern.H, G=G, E=self.pattern.E)
@@ -106,7 +110,7 @@ class Method:
         self.m = self.mg + qp.L.size + qp.U.size
         self.L, self.U = _span(self.xp, qp.L), _span(self.xp, qp.U)     # the bounded coordinates
         self.b = self.xp.concatenate([qp.h, -qp.lo, qp.up])
-        structured = isinstance(qp.H, Blocks) or self.pattern is not None or self.soc.count > 0
+        structured = isinstance(qp.H, Blocks) or self.pattern is not None or self.curved
         self.elim = None if structured else elimination.structure(self.xp, qp.H, qp.G)
         self.G = qp.G if self.elim is None else self.elim.G      # sparse where mostly 0
         if self.elim is not None:                                 # H y costs what H holds
@@ -139,10 +143,14 @@ class Method:
         rd = Hy + qp.q + self.Bt(it.z) + qp.E.T @ it.nu
         if self.soc.count:
             rd = rd - self.soc.dual(it.zc)
+        if self.psd.degree:
+            rd = rd - self.psd.dual(it.Z)
         return Residuals(rd, self.B(it.y) + it.t - self.b, qp.E @ it.y - qp.e, self.soc.primal(it.y, it.sc))
 
-    def factor(self, it: Iterate, scal: list[soc.Scaling]) -> tuple[Factor | sparse.Augmented | None, Schur | None]:
-        """The factor of K (with the cones' G' W^-2 G for their scalings `scal`) and, with
+    def factor(self, it: Iterate, scal: list[soc.Scaling], inverses: list[Array] | None = None
+               ) -> tuple[Factor | sparse.Augmented | None, Schur | None]:
+        """The factor of K (with the cones' G' W^-2 G for their scalings `scal`, the definite
+        variables' HKM terms for `inverses`, inv(M) at it.y, and it.Z) and, with
         equalities, the Schur complement's parts (`Schur`); None where K is not positive
         definite. On the sparse path, the factor of the whole KKT system (`numerics.sparse`,
         equalities included) and no Schur complement."""
@@ -162,6 +170,8 @@ class Method:
             K = (qp.H.toarray() if sp.issparse(qp.H) else qp.H) + _gwg(self.G, w[:mg])
             K.reshape(-1)[::K.shape[0] + 1] += d        # the diagonal, as a view of the fresh K
             self.soc.newton(scal, K)
+            if self.psd.degree:
+                self.psd.newton(inverses or [], it.Z, K)
             return self._dense(K, w[:mg], d)
         if fac is None or not qp.E.shape[0]:
             return fac, None
@@ -184,10 +194,10 @@ class Method:
         without cones, the quasi-definite system (`_quasi_definite`)."""
         xp, E = self.xp, self.qp.E
         fac, rho = shifted(xp, K, NO_SHIFT).factor, 0.0
-        if fac is None and E.shape[0] and self.soc.count:
+        if fac is None and E.shape[0] and self.curved:
             rho = max(1.0, float(xp.abs(K.diagonal()).max(initial=0.0))) / max(1.0, float((E * E).sum(axis=1).max()))
             fac = shifted(xp, K + rho * (E.T @ E), NO_SHIFT).factor
-        if fac is None and xp is np and self.elim is None and not self.soc.count:
+        if fac is None and xp is np and self.elim is None and not self.curved:
             return self._quasi_definite(d, w), None
         if fac is None or not E.shape[0]:
             return fac, None
@@ -222,18 +232,24 @@ class Method:
         return dy - schur.Y @ dnu, dnu
 
     def step(self, fac: Factor | sparse.Augmented, schur: Schur | None, it: Iterate, r: Residuals, rc: Array,
-             scal: list[soc.Scaling], rz: list[Array]) -> Direction:
-        """The step for the residuals r, the complementarity target rc (t z - its target)
-        and the cones' rz (lam o lam - their target)."""
+             scal: list[soc.Scaling], rz: list[Array], definite: tuple[list[Array], list[Array]] = ([], [])
+             ) -> Direction:
+        """The step for the residuals r, the complementarity target rc (t z - its target),
+        the cones' rz (lam o lam - their target) and, for the definite variables,
+        `definite` = (their R, inv(M) at it.y) (`definite.Definite`)."""
         z, t = it.z, it.t
+        R, inverses = definite
         rhs = -r.d - self.Bt((z * r.b - rc) / t)
         if self.soc.count:
             rhs = rhs - self.soc.rhs(scal, r.cone, rz)
+        if self.psd.degree:
+            rhs = rhs - self.psd.rhs(R)
         dy, dnu = self.kkt(fac, schur, rhs, -r.e)
         dt = -r.b - self.B(dy)
         dz = (-rc - z * dt) / t
         dsc, dzc = self.soc.steps(scal, dy, r.cone, rz) if self.soc.count else ([], [])
-        return Direction(dy, dt, dz, dnu, dsc, dzc)
+        dZ = self.psd.steps(inverses, dy, it.Z, R) if self.psd.degree else []
+        return Direction(dy, dt, dz, dnu, dsc, dzc, dZ)
 
 
 DENSE_ROWS = 8       # at most this many rows of G, each reading over DENSE_SHARE of the unknowns (and

@@ -76,6 +76,12 @@ def inverse(xp: ArrayModule, M: Array) -> Array:
     return _inverse_from(xp, L)
 
 
+def inverse_inside(xp: ArrayModule, M: Array) -> Array | None:
+    """inv(M) where M is inside (`factor`), else None."""
+    L = factor(xp, M)
+    return None if L is None else _inverse_from(xp, L)
+
+
 def _inverse_from(xp: ArrayModule, L: Array) -> Array:
     """inv(M), symmetrised, from the lower Cholesky factor L of M (`factor`)."""
     Li = xp.linalg.inv(L)
