@@ -249,8 +249,8 @@ def test_a_verdict_whose_analysis_ran_out_of_budget_is_not_kept(cache_folder, mo
     import convexcheck
     reports = []
 
-    def spent(problem, samples):
-        reports.append(convexcheck.analyze(problem, samples=samples, budget=0))
+    def spent(problem, samples, verdict_only):
+        reports.append(convexcheck.analyze(problem, samples=samples, budget=0, verdict_only=verdict_only))
         return reports[-1]
     monkeypatch.setattr(convexity, "analyze", spent)
     _solve(_data())
