@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from solvers.numerics.linalg import Cholesky, barrier_shifts, shifted
+from solvers.numerics.linalg import Cholesky, barrier_shifts, shifted, transpose
 from tensorcalc.arrays import Array, ArrayModule
 
 SPARSE = 0.05          # G kept sparse below this density, when it has more than BIG entries
@@ -46,6 +46,7 @@ class Structure:
     s_col: np.ndarray
     s_val: np.ndarray
     H: Array             # the whole H, sparse where mostly 0 (a lifted least squares': diagonal)
+    Gt: Array            # G' (`linalg.transpose`)
 
 
 def structure(xp: ArrayModule, H: Array, G: Array) -> Structure | None:
@@ -72,7 +73,7 @@ def structure(xp: ArrayModule, H: Array, G: Array) -> Structure | None:
     s_col = np.where(has, touched.argmax(axis=1) if touched.size else 0, -1)
     s_val = np.where(has, G[rows, S[np.maximum(s_col, 0)]] if S.size else 0.0, 0.0)
     GR, Gs, H_RR = sparse_if(G[:, R]), sparse_if(G), H[np.ix_(R, R)]
-    return Structure(R, S, H_RR, diag[S].copy(), Gs, GR, s_col, s_val, _whole(H, H_RR, R, S))
+    return Structure(R, S, H_RR, diag[S].copy(), Gs, GR, s_col, s_val, _whole(H, H_RR, R, S), transpose(Gs))
 
 
 def _whole(H: np.ndarray, H_RR: np.ndarray, R: np.ndarray, S: np.ndarray) -> Array:
@@ -108,7 +109,7 @@ class EliminationFactor:
         Gx = G @ x
         Gx = self.w[:, None] * Gx if Gx.ndim == 2 else self.w * Gx
         dx = self.d[:, None] * x if x.ndim == 2 else self.d * x
-        return self.st.H @ x + G.T @ Gx + dx
+        return self.st.H @ x + self.st.Gt @ Gx + dx
 
     def _once(self, rhs: Array) -> Array:
         st = self.st

@@ -5,10 +5,11 @@ interior-point method.
               G_c y + h_c in the second-order cones (the task's `cones`)
 
 is what a problem is when its objective is a quadratic polynomial in the free variables
-and every constraint affine (`tensorcalc.algebra.degree`; `applies`), a symmetric matrix
-variable by its upper triangle (the `Space`'s y), a definite one kept in its cone by the
-HKM terms of `definite` (semidefinite programs; one that stalls goes to `pathfollow`). Then H, q, G, h, E, e are read once
-from one compiled evaluation at the start, and an iteration costs one factorisation of
+and every constraint affine (`tensorcalc.algebra.degree`; `applies`), a symmetric
+matrix variable by its upper triangle (the `Space`'s y), a definite one kept in its cone
+by the HKM terms of `definite` (semidefinite programs; one that stalls: `pathfollow`).
+Then H, q, G, h, E, e are read once from one compiled evaluation at the start, and an
+iteration costs one factorisation of
 K = H + G' W G + D and four solves with it: no compiled evaluation, no merit line search
 (on a convex QP the fraction-to-the-boundary rule alone keeps the iterates interior and
 the method converges; Nocedal and Wright 16.6, Wright's Primal-Dual Interior-Point

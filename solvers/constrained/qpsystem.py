@@ -18,7 +18,7 @@ from solvers.constrained.definite import Definite
 from solvers.constrained.interior import Interior
 from solvers.constrained.schur import schur_solver
 from solvers.numerics import soc, sparse
-from solvers.numerics.linalg import NO_SHIFT, Blocks, Factor, shifted
+from solvers.numerics.linalg import NO_SHIFT, Blocks, Factor, shifted, transpose
 from solvers.numerics.space import dense
 from solvers.task.device import to_host
 from tensorcalc.arrays import Array, ArrayModule
@@ -117,6 +117,7 @@ class Method:
             self.qp = qp = replace(qp, H=self.elim.H)
         if self.pattern is None and self.elim is None and self.xp is np and not isinstance(qp.H, Blocks):
             self.G = elimination.sparse_if(qp.G)            # G' W G then costs what G holds
+        self.Gt, self.Et = transpose(self.G), transpose(qp.E)
 
     def B(self, v: Array) -> Array:
         """B v (the stacked inequality rows)."""
@@ -125,7 +126,7 @@ class Method:
     def Bt(self, w: Array) -> Array:
         """B' w."""
         mg, nl = self.mg, self.qp.L.size
-        out = self.G.T @ w[:mg]
+        out = self.Gt @ w[:mg]
         out[self.L] -= w[mg:mg + nl]
         out[self.U] += w[mg + nl:]
         return out
@@ -140,7 +141,7 @@ class Method:
     def residuals(self, it: Iterate, Hy: Array) -> Residuals:
         """The dual residual, the inequality rows', the equalities' and the cones' (G y + h - sc)."""
         qp = self.qp
-        rd = Hy + qp.q + self.Bt(it.z) + qp.E.T @ it.nu
+        rd = Hy + qp.q + self.Bt(it.z) + self.Et @ it.nu
         if self.soc.count:
             rd = rd - self.soc.dual(it.zc)
         if self.psd.degree:
@@ -227,7 +228,7 @@ class Method:
         if schur is None:
             return fac.solve(r), self.xp.zeros(s.shape[0])
         E = self.qp.E
-        dy = fac.solve(r + schur.rho * (E.T @ s) if schur.rho else r)
+        dy = fac.solve(r + schur.rho * (self.Et @ s) if schur.rho else r)
         dnu = schur.solve(E @ dy - s)
         return dy - schur.Y @ dnu, dnu
 

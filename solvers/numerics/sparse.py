@@ -51,7 +51,7 @@ import numpy as np
 import qdldl
 import scipy.sparse as sp
 
-from solvers.numerics.linalg import Blocks
+from solvers.numerics.linalg import Blocks, transpose
 
 REGULARISE = 1e-9    # rho and delta, relative to the data's scale (its largest diagonal or squared row entry)
 SHIFTS = (0.0, 1.0, 1e3, 1e6)  # K's diagonal shifted by these times delta where a pivot vanishes (an LP's K
@@ -114,6 +114,8 @@ class Pattern:
     gram: sp.csr_matrix
     delta: float
     solver: qdldl.Solver | None = None          # the qdldl.Solver once the first factorisation made it
+    Gt: sp.csr_matrix | None = None             # G' and E' as CSR (`linalg.transpose`), set by `pattern`
+    Et: sp.csr_matrix | None = None
 
     @property
     def n(self) -> int:
@@ -138,7 +140,8 @@ def pattern(H: np.ndarray | sp.spmatrix, G: np.ndarray | sp.spmatrix, E: np.ndar
     at = np.searchsorted(keys, hi.astype(np.int64) * N + lo)
     gram = sp.csr_matrix((G.data[first] * G.data[second], (at, row)), shape=(upper.nnz, G.shape[0]))
     scale = max(1.0, float(np.abs(H.diagonal()).max(initial=0.0)), _row_square(G), _row_square(E))
-    return Pattern(H, G, E, upper, np.nonzero(upper.indices == col)[0], gram, REGULARISE * scale)
+    return Pattern(H, G, E, upper, np.nonzero(upper.indices == col)[0], gram, REGULARISE * scale,
+                   Gt=transpose(G), Et=transpose(E))
 
 
 def _pairs(G: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -180,7 +183,7 @@ class KKTFactor:
     def apply(self, y: np.ndarray, nu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(K y + E' nu, E y), K = H + D + G' W G, from the parts."""
         pat = self.pat
-        return pat.H @ y + self.d * y + pat.G.T @ (self.w * (pat.G @ y)) + pat.E.T @ nu, pat.E @ y
+        return pat.H @ y + self.d * y + pat.Gt @ (self.w * (pat.G @ y)) + pat.Et @ nu, pat.E @ y
 
 
 @dataclass
