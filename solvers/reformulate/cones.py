@@ -18,7 +18,8 @@ variables, the norm becomes a second-order cone the interior-point method keeps
 t = norm(U). A norm over some axes of U (sqrt(sum(U .^ 2, axis))) is one cone per entry
 of the result; all the cones of one site are one `SecondOrder` record, so 500 rows of one
 vector constraint are one batch. Recognised sums of squares: sum(U .^ 2) over any axes
-(a contraction of U .^ 2 with ones) and U' * U. Anything else is left as it is.
+(a contraction of U .^ 2 with ones), U' * U and a scalar's u ^ 2. Anything else is left as
+it is.
 """
 from __future__ import annotations
 
@@ -129,7 +130,11 @@ def quad_of(node: Expr, names: frozenset) -> tuple[Norm, Expr] | None:
 
 
 def _squares(base: Expr, names: frozenset) -> Norm | None:
-    """The argument and axes of a sum of squares of an affine argument (see `norm_of`)."""
+    """The argument and axes of a sum of squares of an affine argument (see `norm_of`); a
+    scalar's square alone counts (CVXPY's quad_over_lin(x[i], y[i]) is x[i]^2 / y[i])."""
+    if isinstance(base, Power) and _is(base.args[1], 2.0) and not base.axes:
+        u = base.args[0]
+        return Norm(u, ()) if names & variables(u).keys() and degree(u, names) <= 1 else None
     if not isinstance(base, Product):
         return None
     letters, args = base.spec.inputs, base.args

@@ -9,8 +9,8 @@ import pytest
 
 import solvers
 from solvers.numerics import soc
-from solvers.reformulate.cones import norm_of
-from solvers.task.prepare import read
+from solvers.reformulate.cones import cones, norm_of
+from solvers.task.prepare import prepare, read
 
 
 def _inside(rng, k, m):
@@ -257,6 +257,21 @@ def test_quad_over_lin_as_a_rotated_cone_against_cvxpy(m):
                          "minimize quad_over_lin(A * x - b, y) + y", {"A": A, "b": b})
     assert r.success, r.message
     assert abs(r.fun - ref) <= 1e-6 * max(1.0, abs(ref))
+    assert set(r.x) == {"x", "y"}
+
+
+def test_scalar_quad_over_lin_terms_become_rotated_cones():
+    # sum x_i^2 / y_i with x >= b, sum(y) = 1: y proportional to b, minimum (sum b)^2
+    b = np.array([1.5, 1.2, 1.9, 1.1])
+    terms = " + ".join(f"x[{i}] ^ 2 / y[{i}]" for i in range(4))
+    text = f"parameter b[4]\nvariable x[4]\nvariable y[4]\nminimize {terms}\nsubject to\n  x >= b\n  sum(y) == 1"
+    task = prepare(text, {"b": b}, None)
+    coned = cones(task)
+    assert len(coned.task.cones) == 4 and len(coned.added) == 4     # one rotated cone per term
+    r = solvers.minimize(text, {"b": b})
+    assert r.success, r.message
+    assert r.fun == pytest.approx(b.sum() ** 2, rel=1e-8)
+    np.testing.assert_allclose(r.x["y"], b / b.sum(), rtol=1e-6)
     assert set(r.x) == {"x", "y"}
 
 
