@@ -37,8 +37,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import scipy.sparse as sp
 
-from solvers.constrained import lowrank
+from solvers.constrained import elimination, lowrank
 from solvers.constrained.interior import Interior, State
 from solvers.constrained.pathfollow import FAR, VIOLATION, Result, callback_stops, gap_needed, run_off
 from solvers.constrained.qpsystem import Data, Direction, Iterate, Method, Residuals
@@ -69,17 +70,29 @@ def _quadratic(expr: Expr, names: tuple[str, ...]) -> bool:
     return degree(expr, names) <= 2
 
 
-def read(ip: Interior, y0: Array) -> Data:
-    """The QP's data from one evaluation at y0 (exact: f is quadratic, c affine)."""
+def read(ip: Interior, y0: Array, sparse: bool = False) -> Data:
+    """The QP's data from one evaluation at y0 (exact: f is quadratic, c affine); with
+    `sparse`, G and E as CSR where the rows are read and mostly zeros (`_jacobian`)."""
     xp, eq = ip.xp, ip.eq
     f, g, H = ip.view.value_grad_hess(y0)
-    c, J = ip.cons.values_jacobian(y0)
+    c, J = _jacobian(ip, y0, sparse)
     Hy = lowrank.times(xp, H, y0)
     q = g - Hy
-    G, E = J[~eq], J[eq]
+    G, E = (J[np.nonzero(~eq)[0]], J[np.nonzero(eq)[0]]) if sp.issparse(J) else (J[~eq], J[eq])
     L, U = xp.nonzero(ip.hasL)[0], xp.nonzero(ip.hasU)[0]
     return Data(H, q, f - float(q @ y0) - 0.5 * float(y0 @ Hy), G, G @ y0 - c[~eq], E, E @ y0 - c[eq],
                 L, ip.lower[L], U, ip.upper[U])
+
+
+def _jacobian(ip: Interior, y0: Array, sparse: bool) -> tuple[Array, Array]:
+    """(c, J) at y0: J as CSR where asked, every row was read (`Constraints.sparse_jacobian`)
+    and J is large and mostly zeros (2,000 Kalman blocks: 6,000 x 8,004 with 36,000 entries,
+    never formed densely), else dense."""
+    found = ip.cons.sparse_jacobian(y0) if sparse and ip.xp is np else None
+    if found is not None and found[1].shape[0] * found[1].shape[1] > elimination.BIG and \
+            found[1].nnz <= elimination.SPARSE * found[1].shape[0] * found[1].shape[1]:
+        return found
+    return ip.cons.values_jacobian(y0)
 
 
 def _method(ip: Interior, qp: Data) -> Method:
@@ -103,7 +116,7 @@ def _longest(xp: ArrayModule, v: Array, dv: Array, tau: float) -> float:
 def prepare(ip: Interior, y0: Array) -> Method:
     """The QP's algebra (`qpsystem.Method`), its data read at y0 moved inside its bounds
     (exact anywhere: the same for every start, so a caller may keep it for re-solves)."""
-    return _method(ip, read(ip, ip.start(y0).y))
+    return _method(ip, read(ip, ip.start(y0).y, sparse=True))
 
 
 def solve(ip: Interior, mth: Method, y0: Array, max_iter: int, sign: float = 1.0) -> Result | None:

@@ -104,6 +104,8 @@ class Method:
         if self.pattern is not None:           # H, G, E as CSR: every product then costs what they hold
             G = self.pattern.G if self.dense_rows is None else sp.csr_matrix(qp.G)
             qp = replace(qp, H=self.pattern.H, G=G, E=self.pattern.E)
+        elif sp.issparse(qp.G) or sp.issparse(qp.E):     # read sparse, but the dense algebra pays
+            qp = replace(qp, G=_dense_of(qp.G), E=_dense_of(qp.E))
         self.qp = qp
         self.independent: bool | None = None      # whether E has full row rank (`_schur`)
         self.mg = qp.G.shape[0]
@@ -302,3 +304,7 @@ def _span(xp: ArrayModule, index: Array) -> slice | Array:
     if int(index[-1]) - first + 1 == n and (n == 1 or bool((xp.diff(index) == 1).all())):
         return slice(first, first + n)
     return index
+
+
+def _dense_of(A: Array) -> Array:
+    return A.toarray() if sp.issparse(A) else A

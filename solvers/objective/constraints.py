@@ -295,6 +295,11 @@ class Constraints:
                            np.concatenate([np.reshape(b, -1) for _, b in rows]))
         return self._stack
 
+    def sparse_jacobian(self, y: Array) -> tuple[np.ndarray, sp.csr_matrix] | None:
+        """(c, J as CSR) where every row is affine and read (`_stacked`), else None."""
+        stacked = self._stacked() if self.parts else None
+        return None if stacked is None else (stacked[0] @ y + stacked[1], stacked[0])
+
     def values_jacobian(self, y: Array) -> tuple[Array, Array]:
         """(c, J): every value, and the gradients as the rows of J (m x n)."""
         if not self.parts:

@@ -239,3 +239,32 @@ def test_a_dense_budget_row_is_added_by_woodbury_to_the_sparse_factor(monkeypatc
     assert calls
     assert abs(res.fun - ref.value) <= 1e-6 * max(1.0, abs(ref.value))
     assert res.constr_violation <= 1e-8
+
+
+def test_read_rows_reach_the_sparse_pattern_without_a_dense_jacobian(monkeypatch):
+    """Trend filtering at n = 300 lifts into 596 rows of 4 entries over 598 unknowns: the QP
+    read takes the rows' stacked CSR (`Constraints.sparse_jacobian`), never the dense 596 x
+    598 Jacobian, and the answer is CVXPY's."""
+    from solvers.constrained import qp
+    from solvers.objective.constraints import Constraints
+    dense_reads = []
+    real = Constraints.values_jacobian
+    monkeypatch.setattr(Constraints, "values_jacobian", lambda self, y: dense_reads.append(1) or real(self, y))
+    reads = []
+    real_read = qp.read
+    monkeypatch.setattr(qp, "read", lambda *a, **k: reads.append(real_read(*a, **k)) or reads[-1])
+    rng = np.random.default_rng(3)
+    n = 300
+    y = np.cumsum(rng.standard_normal(n))
+
+    def build():
+        x = cp.Variable(n, name="x")
+        return cp.Problem(cp.Minimize(0.5 * cp.sum_squares(y - x) + 5.0 * cp.norm1(_second_difference(n) @ x)))
+    kept.clear()
+    result = solvers.minimize(build(), method="auto")
+    best = _clarabel(build)
+    assert result.success, result.message
+    assert abs(result.fun - best) <= 1e-6 * max(1.0, abs(best))
+    assert reads and sp.issparse(reads[0].G) and not dense_reads
+    data = reads[0]
+    assert data.G.shape[0] == 2 * (n - 2) and data.G.nnz <= 4 * data.G.shape[0]
