@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import math
 import string
-from typing import Callable, Mapping, NamedTuple
+from typing import Callable, Mapping, NamedTuple, Union
 
 import numpy as np
+import scipy.sparse as sp
 
 from tensorcalc import Expr, dag
 from tensorcalc.dag import Axis, Const, Elementwise, Gather, Power, Product, Sum, Var
 from tensorcalc.gather import affine
 from tensorcalc.numeric.evaluate import RULES
 
-Pair = tuple[np.ndarray, "np.ndarray | _Eye | None"]   # (value at z = 0, Jacobian or None where constant)
+Pair = tuple[np.ndarray, "np.ndarray | _Eye | _Cols | None"]   # (value at z = 0, Jacobian or None where constant)
 
 
 class _Shapes:
@@ -41,10 +42,11 @@ class _Shapes:
 
 
 def read(expr: Expr, free: Mapping[str, tuple[int, tuple[int, ...]]], arrays: Mapping[str, np.ndarray],
-         n: int) -> tuple[np.ndarray, np.ndarray] | None:
+         n: int, sparse: bool = False) -> tuple[np.ndarray, np.ndarray | sp.csr_matrix] | None:
     """(value at z = 0, Jacobian of shape value.shape + (n,)) of expr, affine in the free
     variables `free` (name: (offset in z, shape)); `arrays` the fixed values; None where a
-    node is not one this walk reads (see the module docstring) or an axis has no length."""
+    node is not one this walk reads (see the module docstring) or an axis has no length.
+    With `sparse` the Jacobian is CSR, value.size x n, formed from the columns it reads."""
     env = _Shapes(free, arrays)
     done: dict[Expr, Pair] = {}
     try:
@@ -56,36 +58,86 @@ def read(expr: Expr, free: Mapping[str, tuple[int, tuple[int, ...]]], arrays: Ma
     except KeyError:                 # an axis whose length no array gives: the caller evaluates instead
         return None
     value, jac = done[expr]
-    return np.asarray(value, dtype=float), (np.zeros(np.shape(value) + (n,)) if jac is None else _dense(jac))
+    value = np.asarray(value, dtype=float)
+    if sparse:
+        return value, _csr(jac, value.size, n)
+    return value, (np.zeros(np.shape(value) + (n,)) if jac is None else _dense(jac))
 
 
 class _Eye(NamedTuple):
-    """A free variable's Jacobian, the identity on its columns of z, kept unformed: a gather
-    of a few of its entries (x[0:4, t] of a 4 x 1,000 state) then forms its few rows, not
-    the variable's size times n."""
+    """A free variable's Jacobian, sign times the identity on its columns of z, kept
+    unformed: a gather of a few of its entries (x[0:4, t] of a 4 x 1,000 state) then forms
+    its few rows, not the variable's size times n."""
 
     offset: int
     shape: tuple[int, ...]
     n: int
+    sign: float = 1.0
 
     def dense(self) -> np.ndarray:
         size = math.prod(self.shape)
         jac = np.zeros((size, self.n))
-        jac[:, self.offset:self.offset + size] = np.eye(size)
+        jac[:, self.offset:self.offset + size] = self.sign * np.eye(size)
         return jac.reshape(self.shape + (self.n,))
 
-    def gathered(self, take: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    def compressed(self) -> _Cols:
+        size = math.prod(self.shape)
+        return _Cols(np.arange(self.offset, self.offset + size), self.sign * np.eye(size).reshape(self.shape + (size,)),
+                     self.n)
+
+    def gathered(self, take: Callable[[np.ndarray], np.ndarray]) -> _Cols:
         """The Jacobian of take(x): each output entry's one input entry (or none outside
-        the gather's domain) as a 1 in that entry's column."""
-        index = take(np.arange(math.prod(self.shape), dtype=float).reshape(self.shape))
-        inside = take(np.ones(self.shape))
-        jac = np.zeros((index.size, self.n))
-        jac[np.arange(index.size), self.offset + index.reshape(-1).astype(np.intp)] = inside.reshape(-1)
-        return jac.reshape(index.shape + (self.n,))
+        the gather's domain) as sign in that entry's column."""
+        index = take(np.arange(math.prod(self.shape), dtype=float).reshape(self.shape)).reshape(-1)
+        weight = self.sign * take(np.ones(self.shape)).reshape(-1)
+        rows = np.nonzero(weight)[0]
+        taken = self.offset + index[rows].astype(np.intp)
+        cols = np.unique(taken)
+        block = np.zeros((index.size, cols.size))
+        block[rows, np.searchsorted(cols, taken)] = weight[rows]
+        return _Cols(cols, block.reshape(np.shape(take(np.zeros(self.shape))) + (cols.size,)), self.n)
 
 
-def _dense(j):
-    return j.dense() if isinstance(j, _Eye) else j
+class _Cols(NamedTuple):
+    """A Jacobian that reads only the columns `cols` of z (sorted, distinct): `block` has
+    the value's shape plus one axis per column (a constraint block of a Kalman smoother:
+    4 rows by the 28 columns it reads, not by all 8,004)."""
+
+    cols: np.ndarray
+    block: np.ndarray
+    n: int
+
+    def dense(self) -> np.ndarray:
+        full = np.zeros(self.block.shape[:-1] + (self.n,))
+        full[..., self.cols] = self.block
+        return full
+
+
+Jacobian = Union[np.ndarray, _Eye, _Cols]
+
+
+def _dense(j: Jacobian) -> np.ndarray:
+    return j if isinstance(j, np.ndarray) else j.dense()
+
+
+def _compressed(j: Jacobian) -> _Cols:
+    if isinstance(j, _Cols):
+        return j
+    return j.compressed() if isinstance(j, _Eye) else _Cols(np.arange(j.shape[-1]), j, j.shape[-1])
+
+
+def _shape_of(j: Jacobian) -> tuple[int, ...]:
+    return j.shape if isinstance(j, _Eye) else (j.block.shape[:-1] if isinstance(j, _Cols) else j.shape[:-1])
+
+
+def _csr(jac: Jacobian | None, size: int, n: int) -> sp.csr_matrix:
+    """The Jacobian as CSR, size x n, from the columns it reads."""
+    if jac is None:
+        return sp.csr_matrix((size, n))
+    c = _compressed(jac)
+    block = np.broadcast_to(c.block, c.block.shape).reshape(size, c.cols.size)
+    rows, at = np.nonzero(block)
+    return sp.csr_matrix((block[rows, at], (rows, c.cols[at])), shape=(size, n))
 
 
 def _rule(node: Expr, args: list[Pair], free, arrays, env: _Shapes, n: int) -> Pair | None:
@@ -107,15 +159,12 @@ def _linear(node: Expr, args: list[Pair], n: int) -> Pair | None:
     """A node with an argument that reads the free variables, where the node is linear in it."""
     if isinstance(node, Sum):
         (a, ja), (b, jb) = args
-        value = a + b
-        jac = sum((np.broadcast_to(_dense(j), np.shape(value) + (n,)) for j in (ja, jb) if j is not None),
-                  np.zeros(()))
-        return value, jac
+        return _sum(a + b, ja, jb)
     (x, jx) = args[0]
     if jx is None:                    # the first argument constant: only a product may read another linearly
         return _product(node, args) if isinstance(node, Product) else None
     if isinstance(node, Elementwise) and node.fn == "neg":
-        return -x, -_dense(jx)
+        return -x, _negated(jx)
     if isinstance(node, Product):
         return _product(node, args)
     if isinstance(node, Gather):
@@ -123,10 +172,37 @@ def _linear(node: Expr, args: list[Pair], n: int) -> Pair | None:
         take = lambda a: affine.take(np, np.asarray(a), g.batch, g.shape, g.rows, g.domain)   # noqa: E731
         if isinstance(jx, _Eye):
             return take(x), jx.gathered(take)
+        if isinstance(jx, _Cols):
+            return take(x), _Cols(jx.cols, np.moveaxis(take(np.moveaxis(jx.block, -1, 0)), 0, -1), n)
         return take(x), np.moveaxis(take(np.moveaxis(jx, -1, 0)), 0, -1)
     if isinstance(node, Power) and args[1][1] is None and np.all(np.asarray(args[1][0]) == 1.0):
         return args[0]
     return None
+
+
+def _negated(j: Jacobian) -> Jacobian:
+    if isinstance(j, _Eye):
+        return j._replace(sign=-j.sign)
+    return _Cols(j.cols, -j.block, j.n) if isinstance(j, _Cols) else -j
+
+
+def _sum(value, ja: Jacobian | None, jb: Jacobian | None) -> Pair:
+    """A sum's (value, Jacobian): a lone Jacobian of the value's shape passed on, two
+    merged on the union of the columns they read."""
+    shape = np.shape(value)
+    if ja is None or jb is None:
+        j = ja if jb is None else jb
+        assert j is not None
+        if _shape_of(j) == shape:
+            return value, j
+        c = _compressed(j)
+        return value, _Cols(c.cols, np.broadcast_to(c.block, shape + c.cols.shape), c.n)
+    ca, cb = _compressed(ja), _compressed(jb)
+    cols = np.union1d(ca.cols, cb.cols)
+    block = np.zeros(shape + cols.shape)
+    for c in (ca, cb):
+        block[..., np.searchsorted(cols, c.cols)] += np.broadcast_to(c.block, shape + c.cols.shape)
+    return value, _Cols(cols, block, ca.n)
 
 
 def _product(node: Product, args: list[Pair]) -> Pair | None:
@@ -142,17 +218,18 @@ def _product(node: Product, args: list[Pair]) -> Pair | None:
     inputs = [s + extra if i == k else s for i, s in enumerate(spec.inputs)]
     values = [v for v, _ in args]
     value = _einsum(f"{','.join(spec.inputs)}->{spec.out}", values)
-    jac = _einsum(f"{','.join(inputs)}->{spec.out}{extra}",
-                  [_dense(args[k][1]) if i == k else v for i, v in enumerate(values)])
-    return value, jac
+    assert jk is not None
+    c = _compressed(jk)
+    block = _einsum(f"{','.join(inputs)}->{spec.out}{extra}", [c.block if i == k else v for i, v in enumerate(values)])
+    return value, _Cols(c.cols, block, c.n)
 
 
 def _of_variable(spec, k: int, values: list, eye: _Eye) -> Pair | None:
-    """(value, Jacobian) of a product whose factor k is a free variable x (its Jacobian the
-    identity): the Jacobian is the product of the other factors with x's letters left open
-    (A x: A itself), placed in x's columns; no product with an identity of x's size squared
-    (a 1,998 x 2,000 A took 12 s that way). None where a letter of x is repeated, kept in
-    the output, or read by no other factor (the general rule then applies)."""
+    """(value, Jacobian) of a product whose factor k is a free variable x (its Jacobian
+    sign times the identity): the Jacobian is the product of the other factors with x's
+    letters left open (A x: A itself) on x's columns; no product with an identity of x's
+    size squared (a 1,998 x 2,000 A took 12 s that way). None where a letter of x is
+    repeated, kept in the output, or read by no other factor (the general rule then applies)."""
     own = spec.inputs[k]
     others = [s for i, s in enumerate(spec.inputs) if i != k]
     if len(set(own)) != len(own) or set(own) & set(spec.out) or not set(own) <= set("".join(others)):
@@ -161,9 +238,8 @@ def _of_variable(spec, k: int, values: list, eye: _Eye) -> Pair | None:
     value = _einsum(f"{','.join(spec.inputs)}->{spec.out}", values)
     local = _einsum(f"{','.join(others)}->{spec.out}{own}", rest)       # out + x's shape
     size = math.prod(eye.shape)
-    jac = np.zeros((int(np.prod(np.shape(value), dtype=np.int64)), eye.n))
-    jac[:, eye.offset:eye.offset + size] = local.reshape(-1, size)
-    return value, jac.reshape(np.shape(value) + (eye.n,))
+    cols = np.arange(eye.offset, eye.offset + size)
+    return value, _Cols(cols, eye.sign * local.reshape(np.shape(value) + (size,)), eye.n)
 
 
 def _einsum(spec: str, operands: list) -> np.ndarray:

@@ -190,14 +190,15 @@ class Rows:
     def _read(self, task: Task) -> tuple[np.ndarray, np.ndarray] | None:
         """(g at y = 0, its Jacobian in y) of an affine g by `affine.read`, or None where
         the walk cannot read a node (the compiled derivative is then evaluated instead)."""
-        obj = self.view.obj
+        obj, space = self.view.obj, self.view.space
         free = {v.name: (int(o), v.shape) for v, o in zip(obj.free, obj.offsets)}
-        found = affine.read(self.constraint.expr, free, task.fixed, int(obj.offsets[-1]))
+        found = affine.read(self.constraint.expr, free, task.fixed, int(obj.offsets[-1]), sparse=space.identity)
         if found is None:
             return None
         value, jac = found
+        if sp.issparse(jac):          # z is y: CSR from the columns the rows read, never dense
+            return value, jac
         full = jac.reshape(value.size, -1)
-        space = self.view.space
         return value, (full if space.identity else full[:, space.up] + space.twin * full[:, space.down])
 
     def _evaluate(self, y):
@@ -216,6 +217,8 @@ class Rows:
         """(c, J): the rows' values and their gradients in y (rows x n)."""
         if self._linear is not None:
             J, offset = self._linear
+            if sp.issparse(J):        # formed densely only for a caller that asks (the dense algebra)
+                self._linear = (J := J.toarray(), offset)
             return J @ y + offset, J
         c, J = self._evaluate(y)
         c, J = c.reshape(-1), self._in_y(J)
@@ -233,7 +236,9 @@ class Rows:
         """Keep an affine g's (J, c - J y) from its values c and Jacobian J at y, when finite."""
         if self.affine and bool(self.view.xp.isfinite(c).all()):
             self._linear = (J, c - J @ y)
-            if self.view.xp is np and J.size >= SPARSE_ROWS and np.count_nonzero(J) <= SPARSE_SHARE * J.size:
+            if sp.issparse(J):
+                self._rows = J
+            elif self.view.xp is np and J.size >= SPARSE_ROWS and np.count_nonzero(J) <= SPARSE_SHARE * J.size:
                 self._rows = sp.csr_matrix(J)
 
     def _in_y(self, J):
