@@ -45,6 +45,7 @@ from solvers.constrained.pathfollow import FAR, VIOLATION, Result, callback_stop
 from solvers.constrained.qpsystem import Data, Direction, Iterate, Method, Residuals
 from solvers.methods.history import HEADER, Iteration, row
 from solvers.objective.constraints import affine_in
+from solvers.objective.smooth import Objective
 from solvers.result import Family, Status, status_message
 from solvers.task.records import Task
 from tensorcalc import Expr
@@ -74,7 +75,7 @@ def read(ip: Interior, y0: Array, sparse: bool = False) -> Data:
     """The QP's data from one evaluation at y0 (exact: f is quadratic, c affine); with
     `sparse`, G and E as CSR where the rows are read and mostly zeros (`_jacobian`)."""
     xp, eq = ip.xp, ip.eq
-    f, g, H = ip.view.value_grad_hess(y0)
+    f, g, H = _hessian(ip, y0, sparse)
     c, J = _jacobian(ip, y0, sparse)
     Hy = lowrank.times(xp, H, y0)
     q = g - Hy
@@ -82,6 +83,15 @@ def read(ip: Interior, y0: Array, sparse: bool = False) -> Data:
     L, U = xp.nonzero(ip.hasL)[0], xp.nonzero(ip.hasU)[0]
     return Data(H, q, f - float(q @ y0) - 0.5 * float(y0 @ Hy), G, G @ y0 - c[~eq], E, E @ y0 - c[eq],
                 L, ip.lower[L], U, ip.upper[U])
+
+
+def _hessian(ip: Interior, y0: Array, sparse: bool) -> tuple[float, Array, Array]:
+    """f, g, H at y0: H as CSR where asked, on the host, y is z and the objective assembles
+    it from its blocks (`Objective.value_grad_hess`), else as the View gives it."""
+    obj = ip.view.obj
+    if sparse and ip.xp is np and ip.view.space.identity and isinstance(obj, Objective):
+        return obj.value_grad_hess(y0, sparse=True)
+    return ip.view.value_grad_hess(y0)
 
 
 def _jacobian(ip: Interior, y0: Array, sparse: bool) -> tuple[Array, Array]:

@@ -104,8 +104,8 @@ class Method:
         if self.pattern is not None:           # H, G, E as CSR: every product then costs what they hold
             G = self.pattern.G if self.dense_rows is None else sp.csr_matrix(qp.G)
             qp = replace(qp, H=self.pattern.H, G=G, E=self.pattern.E)
-        elif sp.issparse(qp.G) or sp.issparse(qp.E):     # read sparse, but the dense algebra pays
-            qp = replace(qp, G=_dense_of(qp.G), E=_dense_of(qp.E))
+        elif any(sp.issparse(A) for A in (qp.H, qp.G, qp.E)):     # read sparse, but the dense algebra pays
+            qp = replace(qp, H=_dense_of(qp.H), G=_dense_of(qp.G), E=_dense_of(qp.E))
         self.qp = qp
         self.independent: bool | None = None      # whether E has full row rank (`_schur`)
         self.mg = qp.G.shape[0]

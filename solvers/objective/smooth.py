@@ -19,6 +19,9 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, NamedTuple
 
+import numpy as np
+import scipy.sparse as sp
+
 import tensorcalc as tc
 from convexcheck.problem.admissible import in_bounds
 from solvers.numerics.linalg import Blocks
@@ -107,14 +110,17 @@ class Objective:
         self.counts["njev"] += 1
         return self._kept_value(f, z), self._flat(grads)
 
-    def value_grad_hess(self, z: Array) -> tuple[float, Array, Any]:
-        """f(z), g(z) and H(z); f = inf outside `keep`."""
+    def value_grad_hess(self, z: Array, sparse: bool = False) -> tuple[float, Array, Any]:
+        """f(z), g(z) and H(z); f = inf outside `keep`. With `sparse` (on the host, several
+        variables), H as CSR assembled from its blocks, the zero ones skipped: never the
+        dense n x n array (a Kalman smoother's 8,004^2 entries, 0.5 GB, nearly all 0)."""
         f, *rest = self._call("hess", z)
         k = len(self.free)
         grads, hess = rest[:k], rest[k:]
         for key in ("nfev", "njev", "nhev"):
             self.counts[key] += 1
-        return self._kept_value(f, z), self._flat(grads), self._hessian(hess)
+        sparse = sparse and self.xp is np and len(hess) > 1 and self._program("hess")[1] is None
+        return self._kept_value(f, z), self._flat(grads), self._sparse_hessian(hess) if sparse else self._hessian(hess)
 
     def hvp(self, z: Array, v: Array) -> Array:
         self.counts["nhev"] += 1
@@ -156,6 +162,20 @@ class Objective:
     def _flat(self, parts):
         flat = [p.reshape(-1) for p in parts]
         return flat[0] if len(flat) == 1 else self.xp.concatenate(flat)
+
+    def _sparse_hessian(self, parts) -> sp.csr_matrix:
+        """H as CSR from its blocks (`_squares`: rows a:b, columns c:d, mirrored off the
+        diagonal), each read for its nonzeros only."""
+        rows, cols, vals = [], [], []
+        for (a, b, c, d), part in zip(self._squares, parts):
+            block = np.asarray(part).reshape(b - a, d - c)
+            i, j = np.nonzero(block)
+            for r, s_ in ((a + i, c + j), (c + j, a + i)) if a != c else ((a + i, c + j),):
+                rows.append(r)
+                cols.append(s_)
+                vals.append(block[i, j])
+        return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                             shape=(self.n, self.n))
 
     def _hessian(self, parts):
         blocks = self._program("hess")[1]

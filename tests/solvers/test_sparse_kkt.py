@@ -268,3 +268,28 @@ def test_read_rows_reach_the_sparse_pattern_without_a_dense_jacobian(monkeypatch
     assert reads and sp.issparse(reads[0].G) and not dense_reads
     data = reads[0]
     assert data.G.shape[0] == 2 * (n - 2) and data.G.nnz <= 4 * data.G.shape[0]
+
+
+def test_a_large_qp_reads_its_hessian_sparse_from_its_blocks(monkeypatch):
+    """A Kalman-like QP in three variables (1,202 unknowns, H diagonal) has H read as CSR from
+    its blocks (`Objective.value_grad_hess(sparse=True)`), never as the dense n x n array,
+    and the answer is CVXPY's."""
+    from solvers.constrained import qp
+    reads = []
+    real_read = qp.read
+    monkeypatch.setattr(qp, "read", lambda *a, **k: reads.append(real_read(*a, **k)) or reads[-1])
+    rng = np.random.default_rng(8)
+    T = 200
+    A = np.array([[1.0, 0.1], [0.0, 1.0]])
+    y = np.cumsum(rng.standard_normal((2, T)), axis=1)
+
+    def build():
+        x, w, v = cp.Variable((2, T + 1), name="x"), cp.Variable((2, T), name="w"), cp.Variable((2, T), name="v")
+        rows = [x[:, 1:] == A @ x[:, :-1] + w, y == x[:, :-1] + v]
+        return cp.Problem(cp.Minimize(cp.sum_squares(w) + 4 * cp.sum_squares(v)), rows)
+    kept.clear()
+    result = solvers.minimize(build(), method="auto")
+    best = _clarabel(build)
+    assert result.success, result.message
+    assert abs(result.fun - best) <= 1e-6 * max(1.0, abs(best))
+    assert reads and sp.issparse(reads[0].H) and reads[0].H.nnz <= reads[0].H.shape[0]
