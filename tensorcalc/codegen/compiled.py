@@ -21,7 +21,7 @@ from tensorcalc.codegen.runtime import array_module
 from tensorcalc.dag import Const, Delta, Expr
 from tensorcalc.errors import ShapeError, TensorCalcError
 from tensorcalc.gather import affine
-from tensorcalc.numeric.evaluate import MAX_ENTRIES, fixed_lengths
+from tensorcalc.numeric.evaluate import MAX_ENTRIES, Where, fixed_lengths
 from tensorcalc.numeric.minors import exact_forms
 
 KNOWN_SHAPES = 32      # shape signatures whose checked lengths a compiled function keeps
@@ -146,7 +146,7 @@ class Compiled:
                                  f"entries; use smaller axes or a structured form (block Hessians)")
 
 
-def _bind(n: dict[str, int], key: str, length: int, where: str) -> None:
+def _bind(n: dict[str, int], key: str, length: int, where: str | Where) -> None:
     if n.setdefault(key, length) != length:
         raise ShapeError(f"{where} has length {length} but another axis tied to it has length {n[key]}")
 
