@@ -176,12 +176,32 @@ def infeasible_rows(task: Task, obj: Objective) -> list[str] | None:
     return farkas.infeasible(view, Constraints(task, view))
 
 
-def violation(task: Task, obj: Objective, x: dict[str, Array]) -> float:
-    """The largest violation of the task's constraints and bounds at x (arrays by name)."""
-    view, cons, _ = _parts(task, obj)
-    y = view.pack(x)
-    found = max(cons.violation(cons.values(y)) if task.constraints else 0.0, bound_violation(view, y))
+def violation(task: Task, obj: Objective, x: dict[str, Array], within: Task | None = None) -> float:
+    """The largest violation of the task's constraints and bounds at x (arrays by name).
+    `within`: a task that holds every one of these constraints unchanged (an epigraph
+    lift's, x holding its variables too): where its rows are kept (`kept`), their values
+    are read there, not the same rows a second time (2,000 Kalman blocks: 0.7 s)."""
+    entry = kept.find(within) if within is not None and obj.xp is np else None
+    if entry is not None and within is not None and task.constraints and \
+            set(task.constraints) <= set(within.constraints):
+        view = View(obj)
+        rows = _rows_violation(entry.cons, entry.view.pack(x), {c.label for c in task.constraints})
+        found = max(rows, bound_violation(view, view.pack(x)))
+    else:
+        view, cons, _ = _parts(task, obj)
+        y = view.pack(x)
+        found = max(cons.violation(cons.values(y)) if task.constraints else 0.0, bound_violation(view, y))
     return found if math.isfinite(found) else math.inf
+
+
+def _rows_violation(cons: Constraints, y: Array, labels: set[str]) -> float:
+    """The largest violation at y of the rows of `cons` whose constraint is one of `labels`."""
+    values = cons.values(y)
+    picked = [s for label, s in zip(cons.labels, cons.slices) if label in labels]
+    c = np.concatenate([values[s] for s in picked])
+    equality = np.concatenate([np.asarray(cons.equality[s]) for s in picked])
+    excess = np.where(equality, np.abs(c), np.maximum(c, 0.0))
+    return float(excess.max(initial=0.0)) if np.isfinite(excess).all() else math.inf
 
 
 def auto(task: Task, eliminated: tuple[str, ...] = ()) -> str:

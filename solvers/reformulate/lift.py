@@ -49,4 +49,4 @@ class Lift:
         result.lifted = list(lifted.added)
         return original(result, task, self.xp, lifted.added, own.__contains__, bool(task.constrained), self.gtol,
                         ("lifted", "(the lifted rows' violations add up); a smaller gtol, or "
-                                   "method='newton', keeps them"))
+                                   "method='newton', keeps them"), within=lifted.task)

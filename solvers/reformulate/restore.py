@@ -15,12 +15,14 @@ from solvers.task.reductions import Result
 
 
 def original(result: Result, task: Task, xp: object, added: tuple[str, ...], own: Callable[[str], bool],
-             check: bool, gtol: float, why: tuple[str, str]) -> Result:
+             check: bool, gtol: float, why: tuple[str, str], within: Task | None = None) -> Result:
     """`result` without the `added` variables and the multipliers whose labels are `own`;
     `fun` and `jac` those of the original objective at x (a jac entry that is 0/0, a norm's
     at 0, is 0: a subgradient); where `check`, the original constraints' violation, held
     to gtol / 100 as the solve's own rows are (a success becomes status 1 where it is not
-    met; `why`: the reformulation's name and what its message adds)."""
+    met; `why`: the reformulation's name and what its message adds; `within`: the task
+    solved, where it holds the original constraints unchanged, `constrained.violation`)."""
+    whole = dict(result.x)
     for name in added:
         result.x.pop(name)
     result.multipliers = {k: v for k, v in result.multipliers.items() if not own(k)}
@@ -29,7 +31,7 @@ def original(result: Result, task: Task, xp: object, added: tuple[str, ...], own
     result.fun = f
     result.jac = {n: np.nan_to_num(to_host(a), nan=0.0) for n, a in obj.unpack(g).items()}
     if check:
-        result.constr_violation = constrained.violation(task, obj, result.x)
+        result.constr_violation = constrained.violation(task, obj, whole, within)
         if result.status == 0 and result.constr_violation > gtol / 100:
             result.status, result.success = 1, False
             result.message = (f"stopped: the {why[0]} problem converged, but the original constraints are "

@@ -196,3 +196,28 @@ def test_the_original_constraints_violation_is_reported_after_lifting():
         actual = max(0.0, np.abs(result.x["w"]).sum() - 0.5)
         assert result.constr_violation == pytest.approx(actual, abs=1e-15)
         assert result.success == (result.status == 0) and (not result.success or actual <= 1e-10)
+
+
+def test_the_original_rows_violation_is_read_from_the_lifted_solve(monkeypatch):
+    """After a lift, the original constraints' violation comes from the rows the lifted
+    solve kept (`dispatch.violation(within=...)`), not from reading them a second time,
+    and it is the value a fresh read gives."""
+    from solvers.constrained import dispatch, kept
+    from solvers.objective import constraints
+    from solvers.objective.smooth import Objective
+    from solvers.task.prepare import read
+    rng = np.random.default_rng(21)
+    data = {"A": rng.standard_normal((12, 4)), "b": rng.standard_normal(12)}
+    text = ("parameter A[m, 4]\nparameter b[m]\nvariable x[4]\nminimize sum(abs(A * x - b))\nsubject to\n"
+            "  sum(x) == 1\n  x[0] - x[1] <= -0.5")
+    built = []
+    real = constraints.Constraints.__init__
+    monkeypatch.setattr(constraints.Constraints, "__init__", lambda self, *a: built.append(1) or real(self, *a))
+    kept.clear()
+    result = solvers.minimize(text, data, method="newton")
+    assert result.success, result.message
+    assert len(built) == 1                           # the lifted task's rows only
+    task = read(text, data, None)
+    fresh = dispatch.violation(task, Objective(task, np), result.x)
+    assert result.constr_violation == pytest.approx(fresh, abs=1e-13)
+    assert result.x["x"][0] - result.x["x"][1] <= -0.5 + 1e-9
