@@ -50,12 +50,13 @@ class Structure:
 
 
 def structure(xp: ArrayModule, H: Array, G: Array) -> Structure | None:
-    """The elimination's structure for a dense H and rows G (host arrays), or None when
-    too few coordinates qualify."""
-    if xp is not np or not isinstance(H, np.ndarray) or H.ndim != 2:
+    """The elimination's structure for H (dense, or CSR as `qp.read` may give it) and rows
+    G (host arrays), or None when too few coordinates qualify."""
+    if xp is not np or not (isinstance(H, np.ndarray) or sp.issparse(H)) or H.ndim != 2:
         return None
-    n, diag = H.shape[0], np.diagonal(H)
-    candidate = np.count_nonzero(H, axis=0) == (diag != 0)       # no entry off the diagonal (H symmetric)
+    n, diag = H.shape[0], np.asarray(H.diagonal())
+    per = np.diff(sp.csc_matrix(H).indptr) if sp.issparse(H) else np.count_nonzero(H, axis=0)
+    candidate = per == (diag != 0)       # no entry off the diagonal (H symmetric)
     touched = G[:, candidate] != 0
     while touched.size:                   # rows touching two candidates: drop the densest first
         clash = touched.sum(axis=1) > 1
@@ -72,13 +73,17 @@ def structure(xp: ArrayModule, H: Array, G: Array) -> Structure | None:
     has = touched.any(axis=1) if touched.size else np.zeros(G.shape[0], bool)
     s_col = np.where(has, touched.argmax(axis=1) if touched.size else 0, -1)
     s_val = np.where(has, G[rows, S[np.maximum(s_col, 0)]] if S.size else 0.0, 0.0)
-    GR, Gs, H_RR = sparse_if(G[:, R]), sparse_if(G), H[np.ix_(R, R)]
+    H_RR = sp.csr_matrix(H)[R][:, R].toarray() if sp.issparse(H) else H[np.ix_(R, R)]
+    GR, Gs = sparse_if(G[:, R]), sparse_if(G)
     return Structure(R, S, H_RR, diag[S].copy(), Gs, GR, s_col, s_val, _whole(H, H_RR, R, S), transpose(Gs))
 
 
-def _whole(H: np.ndarray, H_RR: np.ndarray, R: np.ndarray, S: np.ndarray) -> Array:
+def _whole(H: Array, H_RR: np.ndarray, R: np.ndarray, S: np.ndarray) -> Array:
     """H as CSR when large and mostly 0, built from its parts on R x R and S (no pass over
-    the dense n x n array: a lifted least squares' 2,020 x 2,020 H is diagonal), else H."""
+    the dense n x n array: a lifted least squares' 2,020 x 2,020 H is diagonal), else H;
+    a CSR H as it came."""
+    if sp.issparse(H):
+        return sp.csr_matrix(H)
     held = np.count_nonzero(H_RR) + S.size
     if H.size <= BIG or held >= SPARSE * H.size:
         return H

@@ -104,8 +104,8 @@ class Method:
         if self.pattern is not None:           # H, G, E as CSR: every product then costs what they hold
             G = self.pattern.G if self.dense_rows is None else sp.csr_matrix(qp.G)
             qp = replace(qp, H=self.pattern.H, G=G, E=self.pattern.E)
-        elif any(sp.issparse(A) for A in (qp.H, qp.G, qp.E)):     # read sparse, but the dense algebra pays
-            qp = replace(qp, H=_dense_of(qp.H), G=_dense_of(qp.G), E=_dense_of(qp.E))
+        elif sp.issparse(qp.G) or sp.issparse(qp.E):     # rows read sparse, but the dense algebra pays
+            qp = replace(qp, G=_dense_of(qp.G), E=_dense_of(qp.E))       # (a CSR H is read where it is used)
         self.qp = qp
         self.independent: bool | None = None      # whether E has full row rank (`_schur`)
         self.mg = qp.G.shape[0]
@@ -117,6 +117,8 @@ class Method:
         self.G = qp.G if self.elim is None else self.elim.G      # sparse where mostly 0
         if self.elim is not None:                                 # H y costs what H holds
             self.qp = qp = replace(qp, H=self.elim.H)
+        elif self.pattern is None and sp.issparse(qp.H):          # the dense K is formed from it
+            self.qp = qp = replace(qp, H=qp.H.toarray())
         if self.pattern is None and self.elim is None and self.xp is np and not isinstance(qp.H, Blocks):
             self.G = elimination.sparse_if(qp.G)            # G' W G then costs what G holds
         self.Gt, self.Et = transpose(self.G), transpose(qp.E)
@@ -170,7 +172,7 @@ class Method:
         elif self.elim is not None and (found := elimination.factor(self.elim, w[:mg], d)) is not None:
             fac = found
         else:
-            K = (qp.H.toarray() if sp.issparse(qp.H) else qp.H) + _gwg(self.G, w[:mg])
+            K = _dense_of(qp.H) + _gwg(self.G, w[:mg])       # elimination's H is CSR where mostly 0
             K.reshape(-1)[::K.shape[0] + 1] += d        # the diagonal, as a view of the fresh K
             self.soc.newton(scal, K)
             if self.psd.degree:
