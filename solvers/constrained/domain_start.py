@@ -40,7 +40,7 @@ import numpy as np
 import tensorcalc as tc
 from convexcheck.problem.admissible import in_bounds
 from convexcheck.problem.model import Attributes
-from solvers.constrained import dispatch
+from solvers.constrained import dispatch, kept
 from solvers.methods.newton import Newton
 from solvers.methods.options import Options
 from solvers.objective.constraints import affine_in
@@ -84,11 +84,23 @@ def inside(task: Task, ignored: frozenset[Expr] = frozenset()) -> Task:
     conds = tuple(c for c in conditions(task) if c.arg not in ignored)
     if not conds or not unmet(conds, task, task.x0):
         return task
+    start = (ignored, tuple((n, a.shape, a.tobytes()) for n, a in sorted(task.x0.items())))
+    found = kept.STARTS.find(task, start)           # a re-solve from the same start: phase one done
+    if found is not None:
+        return dataclasses.replace(task, x0=dict(found))
     point = _phase_one(task, conds)
     for x in _candidates(task, point if point is not None else task.x0):
         if not unmet(conds, task, x):
+            kept.STARTS.keep(task, {n: _read_only(a) for n, a in x.items()}, start)
             return dataclasses.replace(task, x0=x)
     return task
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    """A copy of `a` no one can write: a kept start is shared by the solves that find it."""
+    a = np.array(a, dtype=float)
+    a.flags.writeable = False
+    return a
 
 
 def narrowing(task: Task) -> tuple[Condition, ...]:

@@ -94,4 +94,24 @@ def test_at_most_keep_problems_are_kept(monkeypatch):
     rng = np.random.default_rng(8)
     for n in range(2, kept.KEEP + 5):                 # a structure each: x has n entries
         solvers.minimize(TEXT, {"A": rng.standard_normal((9, n)), "b": rng.standard_normal(9)}, method="newton")
-    assert len(kept._ENTRIES) == kept.KEEP
+    assert len(kept.PARTS) == kept.KEEP
+
+
+def test_a_re_solve_from_the_same_start_finds_its_point_inside_the_domain(monkeypatch):
+    """Phase one (`domain_start`) runs once for a start outside the domain; a re-solve of
+    the same problem and data from the same start reuses its point, a new datum or a new
+    start runs it again, and every answer is the same as a fresh solve's."""
+    from solvers.constrained import domain_start
+    kept.clear()
+    calls = []
+    real = domain_start._phase_one
+    monkeypatch.setattr(domain_start, "_phase_one", lambda *a: calls.append(1) or real(*a))
+    text = "parameter c[n]\nvariable x[n]\nminimize sum(c .* x) - sum(log(x))\nsubject to\n    sum(x) <= 3"
+    data = {"c": np.array([1.0, 2.0, 0.5])}
+    first = solvers.minimize(text, data, method="newton")
+    again = solvers.minimize(text, data, method="newton")
+    assert first.success and again.success and len(calls) == 1
+    np.testing.assert_array_equal(first.x["x"], again.x["x"])
+    solvers.minimize(text, {"c": np.array([1.0, 2.0, 0.7])}, method="newton")
+    solvers.minimize(text, data, x0={"x": -np.ones(3)}, method="newton")
+    assert len(calls) == 3
