@@ -22,10 +22,7 @@ import numpy as np
 
 from solvers.numerics import cone
 from solvers.numerics.space import Space
-from solvers.task.device import to_host
 from tensorcalc.arrays import Array
-
-MARGIN = 1.0        # the start's M and Z have their smallest eigenvalue raised to this where below it
 
 
 class Definite:
@@ -105,10 +102,3 @@ class Definite:
             duals.append(size * self.xp.eye(c.n))
         return y, duals
 
-
-def _shift(M: Array) -> float:
-    """0 where M is inside its cone by MARGIN, else MARGIN less its smallest eigenvalue."""
-    low = float(np.linalg.eigvalsh(to_host((M + M.T) / 2)).min()) if M.size else 0.0
-    if not math.isfinite(low):
-        return MARGIN
-    return 0.0 if low >= MARGIN else MARGIN - low
