@@ -103,20 +103,30 @@ def minimize(problem: object, data: Mapping[str, object] | None = None, *, x0: o
     task, chain = _started(read(problem, data, x0), xp, method, gtol)
     convexity, warning = convexity_of(task) if check else ("not checked", None)
     work, undo = chain.apply(task)                    # inverted once at the result
-    _, _, _, lifting, coning, squaring = undo
-    if method == "auto":
-        method = constrained.auto(work, lifting.lifted.added)
-    opts = dataclasses.replace(checked, max_iter=max_iter if max_iter is not None else MAX_ITER[method],
-                               sign=work.sign, second_order=bool(second_order), convex=convexity == "convex",
-                               **(_for_lifted(checked, lifting) if lifting.lifted.added else {}))
-    hidden = coning.made.added + squaring.made.added
-    if opts.callback is not None and hidden:       # the callback sees no cone or definition variable either
-        opts = dataclasses.replace(opts, callback=_hiding(opts.callback, hidden))
+    method, opts = _planned(work, undo, method, checked, max_iter, bool(second_order), convexity == "convex")
     obj = Objective(work, xp, domain_start.kept_component(work))      # no search leaves the start's component
     start = time.perf_counter()
     out = _solve(work, obj, method, opts, gtol, tol, memory)
     result = _result(obj, out, method, device, convexity, warning, time.perf_counter() - start)
     return chain.invert(result, undo)
+
+
+def _planned(work: Task, undo: tuple[Any, ...], method: str, checked: Options, max_iter: int | None,
+             second_order: bool, convex: bool) -> tuple[str, Options]:
+    """The method ("auto" picked for the reduced task) and the options of the solve: its
+    iteration limit, the lifted variables' tolerances (`_for_lifted`), and a callback that
+    sees no variable the cones or the wide squares added. `undo`: the inverses of the
+    chain `_started` made, in its order."""
+    lifting, coning, squaring = undo[3:]
+    if method == "auto":
+        method = constrained.auto(work, lifting.lifted.added)
+    opts = dataclasses.replace(checked, max_iter=max_iter if max_iter is not None else MAX_ITER[method],
+                               sign=work.sign, second_order=second_order, convex=convex,
+                               **(_for_lifted(checked, lifting) if lifting.lifted.added else {}))
+    hidden = coning.made.added + squaring.made.added
+    if opts.callback is not None and hidden:       # the callback sees no cone or definition variable either
+        opts = dataclasses.replace(opts, callback=_hiding(opts.callback, hidden))
+    return method, opts
 
 
 def _started(task: Task, xp: Any, method: str, gtol: float) -> tuple[Task, Chain]:

@@ -88,14 +88,15 @@ class _Eye(NamedTuple):
     def gathered(self, take: Callable[[np.ndarray], np.ndarray]) -> _Cols:
         """The Jacobian of take(x): each output entry's one input entry (or none outside
         the gather's domain) as sign in that entry's column."""
-        index = take(np.arange(math.prod(self.shape), dtype=float).reshape(self.shape)).reshape(-1)
+        taken_from = take(np.arange(math.prod(self.shape), dtype=float).reshape(self.shape))
+        index = taken_from.reshape(-1)
         weight = self.sign * take(np.ones(self.shape)).reshape(-1)
         rows = np.nonzero(weight)[0]
         taken = self.offset + index[rows].astype(np.intp)
         cols = np.unique(taken)
         block = np.zeros((index.size, cols.size))
         block[rows, np.searchsorted(cols, taken)] = weight[rows]
-        return _Cols(cols, block.reshape(np.shape(take(np.zeros(self.shape))) + (cols.size,)), self.n)
+        return _Cols(cols, block.reshape(taken_from.shape + (cols.size,)), self.n)
 
 
 class _Cols(NamedTuple):

@@ -28,10 +28,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-import tensorcalc as tc
 from convexcheck.problem.model import Attributes
 from solvers.constrained import dispatch as constrained
-from solvers.reformulate.restore import Undo, original
+from solvers.reformulate.restore import Undo, at_start, original
 from solvers.task.prepare import Free, Task, variables
 from solvers.task.records import Constraint, SecondOrder
 from tensorcalc import Expr, dag
@@ -253,21 +252,6 @@ class _Walk:
         t = dag.var(name, node.axes)
         self.sites.append((norm, t, over))
         return t
-
-
-def at_start(us: tuple[Expr, ...], task: Task, x0: dict) -> list[np.ndarray]:
-    """Each u at the start, from one compiled function kept per tuple of arguments (a
-    re-solve compiles and walks nothing: 30 norm sites one by one cost 7 ms a solve)."""
-    if not us:
-        return []
-    program, names = _program(us)
-    arrays = {n: np.asarray(x0[n] if n in x0 else task.fixed[n]) for n in names}
-    return [np.asarray(v, dtype=float) for v in program(arrays)]
-
-
-@memoized(maxsize=64)
-def _program(us: tuple[Expr, ...]) -> tuple[Any, tuple[str, ...]]:
-    return tc.compile(list(us)), tuple({n for u in us for n in variables(u)})
 
 
 @dataclasses.dataclass(frozen=True)

@@ -45,6 +45,7 @@ import numpy as np
 
 import tensorcalc as tc
 from convexcheck.problem.model import Attributes
+from solvers.reformulate.restore import at_start
 from solvers.task.prepare import Constraint, Free, Task, variables
 from tensorcalc import Expr, dag
 from tensorcalc.algebra.degree import degree
@@ -377,10 +378,8 @@ def _program(args: tuple[Expr, ...]) -> Callable:
 
 
 def _value(A: Expr, task: Task, x0: dict) -> np.ndarray:
-    """A at the start (its shape is the new variable's)."""
-    known = lambda n: n in x0 or n in task.fixed                      # noqa: E731
-    values = {n: np.asarray(x0[n] if n in x0 else task.fixed[n]) for n in variables(A) if known(n)}
-    return np.asarray(tc.evaluate(A, values), dtype=float)
+    """A at the start, a site the kept calls of `_site_values` did not give (`at_start`)."""
+    return at_start((A,), task, x0)[0]
 
 
 __all__ = ["lift", "Lifted", "LABEL"]

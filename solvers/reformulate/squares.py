@@ -23,8 +23,7 @@ from typing import Any
 import numpy as np
 
 from convexcheck.problem.model import Attributes
-from solvers.reformulate.cones import at_start
-from solvers.reformulate.restore import Undo, original
+from solvers.reformulate.restore import Undo, at_start, original
 from solvers.task.prepare import Free, Task, variables
 from solvers.task.records import Constraint
 from tensorcalc import Expr, dag
