@@ -86,10 +86,14 @@ def read(ip: Interior, y0: Array, sparse: bool = False) -> Data:
 
 
 def _hessian(ip: Interior, y0: Array, sparse: bool) -> tuple[float, Array, Array]:
-    """f, g, H at y0: H as CSR where asked, on the host, y is z and the objective assembles
-    it from its blocks (`Objective.value_grad_hess`), else as the View gives it."""
+    """f, g, H at y0: H as CSR where asked, on the host and y is z: for a large H read from
+    the gradient's expression (`Objective.quadratic_hessian`), or assembled from its blocks
+    (`Objective.value_grad_hess`); else as the View gives it."""
     obj = ip.view.obj
     if sparse and ip.xp is np and ip.view.space.identity and isinstance(obj, Objective):
+        H = obj.quadratic_hessian() if obj.n * obj.n > elimination.BIG else None
+        if H is not None:
+            return (*obj.value_grad(y0), H)
         return obj.value_grad_hess(y0, sparse=True)
     return ip.view.value_grad_hess(y0)
 

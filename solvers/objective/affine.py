@@ -22,7 +22,8 @@ from tensorcalc.dag import Axis, Const, Elementwise, Gather, Power, Product, Sum
 from tensorcalc.gather import affine
 from tensorcalc.numeric.evaluate import RULES
 
-Pair = tuple[np.ndarray, "np.ndarray | _Eye | _Cols | None"]   # (value at z = 0, Jacobian or None where constant)
+Pair = tuple[np.ndarray, "np.ndarray | _Eye | _Cols | _Sparse | None"]   # (value at z = 0, Jacobian; None: constant)
+SPARSE = 40_000           # a gather or sum whose dense block would have more entries keeps its Jacobian CSR
 
 
 class _Shapes:
@@ -85,14 +86,18 @@ class _Eye(NamedTuple):
         return _Cols(np.arange(self.offset, self.offset + size), self.sign * np.eye(size).reshape(self.shape + (size,)),
                      self.n)
 
-    def gathered(self, take: Callable[[np.ndarray], np.ndarray]) -> _Cols:
+    def gathered(self, take: Callable[[np.ndarray], np.ndarray]) -> _Cols | _Sparse:
         """The Jacobian of take(x): each output entry's one input entry (or none outside
-        the gather's domain) as sign in that entry's column."""
+        the gather's domain) as sign in that entry's column; CSR where the dense block
+        would pass SPARSE entries (x[2:] - 2 x[1:-1] + x[:-2] of a 2,000-vector)."""
         taken_from = take(np.arange(math.prod(self.shape), dtype=float).reshape(self.shape))
         index = taken_from.reshape(-1)
         weight = self.sign * take(np.ones(self.shape)).reshape(-1)
         rows = np.nonzero(weight)[0]
         taken = self.offset + index[rows].astype(np.intp)
+        if index.size * min(index.size, math.prod(self.shape)) > SPARSE:
+            matrix = sp.csr_matrix((weight[rows], (rows, taken)), shape=(index.size, self.n))
+            return _Sparse(matrix, taken_from.shape)
         cols = np.unique(taken)
         block = np.zeros((index.size, cols.size))
         block[rows, np.searchsorted(cols, taken)] = weight[rows]
@@ -114,7 +119,24 @@ class _Cols(NamedTuple):
         return full
 
 
-Jacobian = Union[np.ndarray, _Eye, _Cols]
+class _Sparse(NamedTuple):
+    """A Jacobian kept as CSR, one row per entry of the value (of `shape`, C order), n
+    columns: a long gather and the sums, negations and entrywise scalings of such, whose
+    dense block would grow with the value's size times the columns it reads."""
+
+    matrix: sp.csr_matrix
+    shape: tuple[int, ...]
+
+    def dense(self) -> np.ndarray:
+        return self.matrix.toarray().reshape(self.shape + (self.matrix.shape[1],))
+
+    def compressed(self) -> _Cols:
+        cols = np.unique(self.matrix.indices)
+        block = self.matrix[:, cols].toarray()
+        return _Cols(cols, block.reshape(self.shape + (cols.size,)), self.matrix.shape[1])
+
+
+Jacobian = Union[np.ndarray, _Eye, _Cols, _Sparse]
 
 
 def _dense(j: Jacobian) -> np.ndarray:
@@ -124,17 +146,35 @@ def _dense(j: Jacobian) -> np.ndarray:
 def _compressed(j: Jacobian) -> _Cols:
     if isinstance(j, _Cols):
         return j
-    return j.compressed() if isinstance(j, _Eye) else _Cols(np.arange(j.shape[-1]), j, j.shape[-1])
+    return j.compressed() if isinstance(j, (_Eye, _Sparse)) else _Cols(np.arange(j.shape[-1]), j, j.shape[-1])
 
 
 def _shape_of(j: Jacobian) -> tuple[int, ...]:
-    return j.shape if isinstance(j, _Eye) else (j.block.shape[:-1] if isinstance(j, _Cols) else j.shape[:-1])
+    if isinstance(j, (_Eye, _Sparse)):
+        return j.shape
+    return j.block.shape[:-1] if isinstance(j, _Cols) else j.shape[:-1]
+
+
+def _as_csr(j: Jacobian) -> sp.csr_matrix:
+    """A Jacobian as CSR, its value's size x n (not broadcast: the caller checks shapes)."""
+    if isinstance(j, _Sparse):
+        return j.matrix
+    if isinstance(j, _Eye):
+        size = math.prod(j.shape)
+        return sp.csr_matrix((np.full(size, j.sign), (np.arange(size), np.arange(j.offset, j.offset + size))),
+                             shape=(size, j.n))
+    c = _compressed(j)
+    block = c.block.reshape(-1, c.cols.size)
+    rows, at = np.nonzero(block)
+    return sp.csr_matrix((block[rows, at], (rows, c.cols[at])), shape=(block.shape[0], c.n))
 
 
 def _csr(jac: Jacobian | None, size: int, n: int) -> sp.csr_matrix:
     """The Jacobian as CSR, size x n, from the columns it reads."""
     if jac is None:
         return sp.csr_matrix((size, n))
+    if isinstance(jac, (_Sparse, _Eye)) and math.prod(jac.shape) == size:
+        return _as_csr(jac)
     c = _compressed(jac)
     block = np.broadcast_to(c.block, c.block.shape).reshape(size, c.cols.size)
     rows, at = np.nonzero(block)
@@ -173,6 +213,8 @@ def _linear(node: Expr, args: list[Pair], n: int) -> Pair | None:
         take = lambda a: affine.take(np, np.asarray(a), g.batch, g.shape, g.rows, g.domain)   # noqa: E731
         if isinstance(jx, _Eye):
             return take(x), jx.gathered(take)
+        if isinstance(jx, _Sparse):
+            return take(x), _taken(jx, take)
         if isinstance(jx, _Cols):
             return take(x), _Cols(jx.cols, np.moveaxis(take(np.moveaxis(jx.block, -1, 0)), 0, -1), n)
         return take(x), np.moveaxis(take(np.moveaxis(jx, -1, 0)), 0, -1)
@@ -181,9 +223,20 @@ def _linear(node: Expr, args: list[Pair], n: int) -> Pair | None:
     return None
 
 
+def _taken(j: _Sparse, take: Callable[[np.ndarray], np.ndarray]) -> _Sparse:
+    """The CSR Jacobian of a gather of a value whose Jacobian is CSR: the rows it takes,
+    times the gather's weights (0 outside its domain)."""
+    position = take(np.arange(math.prod(j.shape), dtype=float).reshape(j.shape))
+    weight = take(np.ones(j.shape)).reshape(-1)
+    picked = j.matrix[position.reshape(-1).astype(np.intp)]
+    return _Sparse(sp.csr_matrix(sp.diags(weight) @ picked), position.shape)
+
+
 def _negated(j: Jacobian) -> Jacobian:
     if isinstance(j, _Eye):
         return j._replace(sign=-j.sign)
+    if isinstance(j, _Sparse):
+        return j._replace(matrix=-j.matrix)
     return _Cols(j.cols, -j.block, j.n) if isinstance(j, _Cols) else -j
 
 
@@ -198,12 +251,21 @@ def _sum(value, ja: Jacobian | None, jb: Jacobian | None) -> Pair:
             return value, j
         c = _compressed(j)
         return value, _Cols(c.cols, np.broadcast_to(c.block, shape + c.cols.shape), c.n)
+    if _shape_of(ja) == _shape_of(jb) == shape and (
+            isinstance(ja, _Sparse) or isinstance(jb, _Sparse) or _union(ja, jb) * math.prod(shape) > SPARSE):
+        return value, _Sparse(sp.csr_matrix(_as_csr(ja) + _as_csr(jb)), shape)
     ca, cb = _compressed(ja), _compressed(jb)
     cols = np.union1d(ca.cols, cb.cols)
     block = np.zeros(shape + cols.shape)
     for c in (ca, cb):
         block[..., np.searchsorted(cols, c.cols)] += np.broadcast_to(c.block, shape + c.cols.shape)
     return value, _Cols(cols, block, ca.n)
+
+
+def _union(ja: Jacobian, jb: Jacobian) -> int:
+    """An upper bound on the columns two Jacobians read together."""
+    return sum(math.prod(j.shape) if isinstance(j, _Eye) else
+               (j.cols.size if isinstance(j, _Cols) else j.shape[-1]) for j in (ja, jb))
 
 
 def _product(node: Product, args: list[Pair]) -> Pair | None:
@@ -214,6 +276,8 @@ def _product(node: Product, args: list[Pair]) -> Pair | None:
     spec = node.spec
     jk = args[k][1]
     if isinstance(jk, _Eye) and (found := _of_variable(spec, k, [v for v, _ in args], jk)) is not None:
+        return found
+    if isinstance(jk, _Sparse) and (found := _of_sparse(spec, k, [v for v, _ in args], jk)) is not None:
         return found
     extra = next(c for c in string.ascii_letters if c not in "".join(spec.inputs) + spec.out)
     inputs = [s + extra if i == k else s for i, s in enumerate(spec.inputs)]
@@ -241,6 +305,27 @@ def _of_variable(spec, k: int, values: list, eye: _Eye) -> Pair | None:
     size = math.prod(eye.shape)
     cols = np.arange(eye.offset, eye.offset + size)
     return value, _Cols(cols, eye.sign * local.reshape(np.shape(value) + (size,)), eye.n)
+
+
+def _of_sparse(spec, k: int, values: list, jk: _Sparse) -> Pair | None:
+    """(value, CSR Jacobian) of a product linear in factor k, whose Jacobian is CSR: an
+    entrywise scaling (factor k's letters are the output's, in order) scales its rows;
+    a contraction of all of k's letters (A v) multiplies it by the map A. None for the
+    others (transposes, broadcasts: the dense rule applies)."""
+    own, out = spec.inputs[k], spec.out
+    others = [s for i, s in enumerate(spec.inputs) if i != k]
+    rest = [v for i, v in enumerate(values) if i != k]
+    if len(set(own)) != len(own) or not set("".join(others)) <= set(own) | set(out):
+        return None
+    value = _einsum(f"{','.join(spec.inputs)}->{out}", values)
+    if own == out:
+        ones = [np.ones(jk.shape) if i == k else v for i, v in enumerate(values)]
+        scale = np.broadcast_to(_einsum(f"{','.join(spec.inputs)}->{out}", ones), np.shape(value)).reshape(-1)
+        return value, _Sparse(sp.csr_matrix(sp.diags(scale) @ jk.matrix), np.shape(value))
+    if set(own) & set(out) or not set(own) <= set("".join(others)):
+        return None
+    local = _einsum(f"{','.join(others)}->{out}{own}", rest).reshape(np.size(value), math.prod(jk.shape))
+    return value, _Sparse(sp.csr_matrix(sp.csr_matrix(local) @ jk.matrix), np.shape(value))
 
 
 def _einsum(spec: str, operands: list) -> np.ndarray:

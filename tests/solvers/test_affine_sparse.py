@@ -1,0 +1,69 @@
+"""`affine.read` keeps the Jacobian of long gathers, their sums, negations, entrywise
+scalings and contractions as CSR (never the value's size times the columns densely), and
+`Objective.quadratic_hessian` reads a quadratic's Hessian from its gradient that way:
+both checked against values evaluated at random points and against the dense reads."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import tensorcalc as tc
+from solvers.objective import affine
+from solvers.objective.smooth import Objective
+from solvers.task.prepare import prepare
+
+N = 300
+TEXT = "parameter w[298]\nparameter A[5, 298]\nparameter b[5]\nvariable x[300]\nvariable t[298]\n"
+EXPRS = [
+    "x[2:300] - 2 * x[1:299] + x[0:298] - t",
+    "-(w *(i,i->i) (x[1:299] - x[0:298])) + 3 * t",
+    "A * (x[2:300] - x[1:299]) + b",
+]
+
+
+def _data(rng):
+    return {"w": rng.standard_normal(N - 2), "A": rng.standard_normal((5, N - 2)), "b": rng.standard_normal(5)}
+
+
+def _read(expr_text: str, rng, sparse: bool):
+    data = _data(rng)
+    task = prepare(TEXT + f"minimize sum(x .^ 2) + sum(t .^ 2)\nsubject to\n    {expr_text} <= 0", data, None)
+    expr = task.constraints[0].expr
+    free = {"x": (0, (N,)), "t": (N, (N - 2,))}
+    return expr, data, affine.read(expr, free, task.fixed, 2 * N - 2, sparse=sparse)
+
+
+@pytest.mark.parametrize("text", EXPRS)
+def test_a_long_gathers_jacobian_is_csr_and_gives_the_values(text):
+    rng = np.random.default_rng(EXPRS.index(text))
+    expr, data, (c, J) = _read(text, rng, sparse=True)
+    assert sp.issparse(J) and J.shape == (c.size, 2 * N - 2)
+    assert J.nnz <= (5 * (N - 1) if "A *" in text else 4 * (N - 2))      # the entries it reads, no dense block
+    for _ in range(2):
+        x, t = rng.standard_normal(N), rng.standard_normal(N - 2)
+        value = np.asarray(tc.evaluate(expr, {**data, "x": x, "t": t}), dtype=float).reshape(-1)
+        np.testing.assert_allclose(J @ np.concatenate([x, t]) + c.reshape(-1), value, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("text", EXPRS)
+def test_the_csr_read_equals_the_dense_read(text, monkeypatch):
+    _, _, (c, J) = _read(text, np.random.default_rng(7), sparse=True)
+    monkeypatch.setattr(affine, "SPARSE", 10 ** 12)                     # every block dense
+    _, _, (c_dense, J_dense) = _read(text, np.random.default_rng(7), sparse=False)
+    np.testing.assert_array_equal(c, c_dense)
+    np.testing.assert_allclose(J.toarray(), J_dense.reshape(c.size, -1), rtol=1e-14, atol=1e-14)
+
+
+@pytest.mark.parametrize("objective", [
+    "0.5 * sum((x - y) .^ 2) + 7 * sum(t) + sum((x[2:300] - 2 * x[1:299] + x[0:298]) .^ 2)",
+    "sum((w *(i,i->i) (x[1:299] - x[0:298]) - t) .^ 2) + sum((A * x[0:298] - b) .^ 2) + sum(x)",
+])
+def test_a_quadratics_hessian_read_from_its_gradient_is_the_compiled_one(objective):
+    rng = np.random.default_rng(11)
+    data = {**_data(rng), "y": rng.standard_normal(N)}
+    task = prepare(TEXT + "parameter y[300]\n" + f"minimize {objective}", data, None)
+    obj = Objective(task, np)
+    H = obj.quadratic_hessian()
+    assert sp.issparse(H) and H.shape == (obj.n, obj.n)
+    dense = obj.value_grad_hess(rng.standard_normal(obj.n))[2]
+    np.testing.assert_allclose(H.toarray(), dense, rtol=1e-12, atol=1e-12)
+    assert H.nnz < 0.05 * obj.n ** 2 or "A *" in objective
