@@ -57,6 +57,7 @@ from convexcheck.bridge.atoms import (
     transpose,
     unsupported,
 )
+from convexcheck.bridge.banded import banded
 from convexcheck.bridge.data import (
     Subexpression,
     as_array,
@@ -188,7 +189,8 @@ class _Translator:
         if not e.variables() and not e.parameters():
             value = value_of(e, Subexpression(e))
             return self.constant(value, broadcast=type(e).__name__ == "Promote")
-        node = _rule(e)(self, e, *[self.node(a) for a in e.args])
+        found = banded(self, e) if type(e).__name__ == "MulExpression" else None
+        node = found if found is not None else _rule(e)(self, e, *[self.node(a) for a in e.args])
         assert node.shape == tuple(e.shape), (type(e).__name__, node.shape, e.shape)
         return node
 
