@@ -86,7 +86,7 @@ class Conic:
 
     def _scaled(self, scal: list[soc.Scaling], rc: list[Array], rz: list[Array]) -> list[Array]:
         """W^-2 r_c + W^-1 (lam \\ r_z) per block."""
-        return [w.over(w.over(r) + soc.divide(self.xp, w.lam, q)) for w, r, q in zip(scal, rc, rz)]
+        return [w.over_twice(r) + w.over(soc.divide(self.xp, w.lam, q, w.lam_det)) for w, r, q in zip(scal, rc, rz)]
 
     def rhs(self, scal: list[soc.Scaling], rc: list[Array], rz: list[Array]) -> Array:
         """G' (W^-2 r_c + W^-1 (lam \\ r_z)), subtracted from the right-hand side."""
@@ -96,16 +96,18 @@ class Conic:
               rz: list[Array]) -> tuple[list[Array], list[Array]]:
         """(ds, dz) per block for the step dy."""
         ds = [b.times(dy) + r for b, r in zip(self.blocks, rc)]     # not (G dy + h) - h: W^-2 magnifies its rounding
-        dz = [-w.over(w.over(d) + soc.divide(self.xp, w.lam, q)) for w, d, q in zip(scal, ds, rz)]
+        dz = [-(w.over_twice(d) + w.over(soc.divide(self.xp, w.lam, q, w.lam_det))) for w, d, q in zip(scal, ds, rz)]
         return ds, dz
 
     def corrector(self, scal: list[soc.Scaling], ds: list[Array], dz: list[Array]) -> list[Array]:
         """Mehrotra's second-order term (W^-1 ds_a) o (W dz_a) per block."""
         return [soc.product(w.over(d), w.times(e)) for w, d, e in zip(scal, ds, dz)]
 
-    def longest(self, v: list[Array], dv: list[Array], tau: float) -> float:
-        """The largest step <= 1 keeping the fraction tau inside every cone."""
-        found = min((soc.max_step(self.xp, s, d) for s, d in zip(v, dv)), default=math.inf)
+    def longest(self, v: list[Array], dv: list[Array], tau: float, dets: list[Array] | None = None) -> float:
+        """The largest step <= 1 keeping the fraction tau inside every cone; `dets`: det(v)
+        per block where the caller has them (`soc.Scaling.dets`)."""
+        found = min((soc.max_step(self.xp, s, d, None if dets is None else dets[k])
+                     for k, (s, d) in enumerate(zip(v, dv))), default=math.inf)
         return min(1.0, tau * found)
 
     def barrier(self, sc: list[Array]) -> float:

@@ -276,7 +276,7 @@ def _iterate(mth: Method, it: Iterate, r: Residuals, record: Iteration, floor: f
     tz = it.t * it.z
     aff = mth.step(fac, schur, it, r, tz, scal, cones.complementarity(scal, 0.0),
                    (psd.residuals(inverses, it.Z, 0.0), inverses))
-    ap, ad = _lengths(mth, it, aff, 1.0)
+    ap, ad = _lengths(mth, it, aff, 1.0, scal)
     after = (float((it.t + ap * aff.dt) @ (it.z + ad * aff.dz))
              + cones.gap(_moved(it.sc, aff.dsc, ap), _moved(it.zc, aff.dzc, ad))
              + psd.gap(it.y + ap * aff.dy, _moved(it.Z, aff.dZ, ad))) / pairs
@@ -284,24 +284,28 @@ def _iterate(mth: Method, it: Iterate, r: Residuals, record: Iteration, floor: f
     rz = [a + b for a, b in zip(cones.complementarity(scal, target), cones.corrector(scal, aff.dsc, aff.dzc))]
     R = psd.corrected(psd.residuals(inverses, it.Z, target), inverses, aff.dy, aff.dZ) if psd.degree else []
     d = mth.step(fac, schur, it, r, tz + aff.dt * aff.dz - target, scal, rz, (R, inverses))
-    tp, td = _lengths(mth, it, d, TAU)
+    tp, td = _lengths(mth, it, d, TAU, scal)
     record.step = tp
     y = it.y + tp * d.dy
     return Iterate(y, mth.exact(y, it.t + tp * d.dt), it.z + td * d.dz, it.nu + td * d.dnu,
                    _moved(it.sc, d.dsc, tp), _moved(it.zc, d.dzc, td), _moved(it.Z, d.dZ, td))
 
 
-def _lengths(mth: Method, it: Iterate, d: Direction, tau: float) -> tuple[float, float]:
+def _lengths(mth: Method, it: Iterate, d: Direction, tau: float, scal: list) -> tuple[float, float]:
     """(primal, dual) step lengths keeping the fraction tau of the slacks and duals
-    inside; with cones the shorter of the two for both."""
-    xp, cones = mth.xp, mth.soc
-    tp, td = _longest(xp, it.t, d.dt, tau), _longest(xp, it.z, d.dz, tau)
+    inside; with cones the shorter of the two for both (`scal`: the cones' scalings at
+    it, which hold det(sc) and det(zc))."""
+    cones = mth.soc
+    tp, td = _longest(mth.xp, it.t, d.dt, tau), _longest(mth.xp, it.z, d.dz, tau)
     if mth.psd.degree:
         mp, md = mth.psd.longest(it.y, d.dy, it.Z, d.dZ, tau)
         tp, td = min(tp, mp), min(td, md)
     if not cones.count:
         return tp, td
-    both = min(tp, td, cones.longest(it.sc, d.dsc, tau), cones.longest(it.zc, d.dzc, tau))
+    xp = mth.xp                                # the slacks and duals of a block as one (2k, m) array: one root search
+    both = min(tp, td, cones.longest([xp.concatenate(p) for p in zip(it.sc, it.zc)],
+                                     [xp.concatenate(p) for p in zip(d.dsc, d.dzc)], tau,
+                                     [xp.concatenate(w.dets) for w in scal]))
     return both, both
 
 
