@@ -43,17 +43,20 @@ class _Shapes:
 
 
 def read(expr: Expr, free: Mapping[str, tuple[int, tuple[int, ...]]], arrays: Mapping[str, np.ndarray],
-         n: int, sparse: bool = False) -> tuple[np.ndarray, np.ndarray | sp.csr_matrix] | None:
+         n: int, sparse: bool = False, dense_limit: float = math.inf
+         ) -> tuple[np.ndarray, np.ndarray | sp.csr_matrix] | None:
     """(value at z = 0, Jacobian of shape value.shape + (n,)) of expr, affine in the free
     variables `free` (name: (offset in z, shape)); `arrays` the fixed values; None where a
     node is not one this walk reads (see the module docstring) or an axis has no length.
-    With `sparse` the Jacobian is CSR, value.size x n, formed from the columns it reads."""
+    With `sparse` the Jacobian is CSR, value.size x n, formed from the columns it reads;
+    None as soon as a node's Jacobian is a dense block of more than `dense_limit` entries
+    (a caller that wants the CSR only where it is sparse)."""
     env = _Shapes(free, arrays)
     done: dict[Expr, Pair] = {}
     try:
         for node in dag.topo(expr):
             pair = _rule(node, [done[a] for a in node.args], free, arrays, env, n)
-            if pair is None:
+            if pair is None or (isinstance(pair[1], (_Cols, np.ndarray)) and _entries(pair[1]) > dense_limit):
                 return None
             done[node] = pair
     except KeyError:                 # an axis whose length no array gives: the caller evaluates instead
@@ -63,6 +66,10 @@ def read(expr: Expr, free: Mapping[str, tuple[int, tuple[int, ...]]], arrays: Ma
     if sparse:
         return value, _csr(jac, value.size, n)
     return value, (np.zeros(np.shape(value) + (n,)) if jac is None else _dense(jac))
+
+
+def _entries(j: "_Cols | np.ndarray") -> int:
+    return j.block.size if isinstance(j, _Cols) else j.size
 
 
 class _Eye(NamedTuple):
@@ -277,6 +284,8 @@ def _product(node: Product, args: list[Pair]) -> Pair | None:
     jk = args[k][1]
     if isinstance(jk, _Eye) and (found := _of_variable(spec, k, [v for v, _ in args], jk)) is not None:
         return found
+    if isinstance(jk, _Eye) and math.prod(jk.shape) ** 2 > SPARSE:      # d .* x of a long x: a diagonal, not dense
+        jk = _Sparse(_as_csr(jk), jk.shape)
     if isinstance(jk, _Sparse) and (found := _of_sparse(spec, k, [v for v, _ in args], jk)) is not None:
         return found
     extra = next(c for c in string.ascii_letters if c not in "".join(spec.inputs) + spec.out)

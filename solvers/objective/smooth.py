@@ -38,6 +38,8 @@ from tensorcalc.arrays import ArrayModule, is_dask
 from tensorcalc.memo import memoized
 from tensorcalc.store import cache
 
+DENSE_ROWS = 64         # `quadratic_hessian` gives up where a node's Jacobian is dense beyond this times n entries
+
 
 class Objective:
     """f of the flat vector z for `task` on the array module `xp`: a `protocol.Smooth`
@@ -127,7 +129,9 @@ class Objective:
         """The constant H of a quadratic objective as CSR, read as the Jacobian of each
         variable's symbolic gradient by `affine.read` (never the dense n x n array: the
         identity of 0.5 ||y - x||^2 over 2,000 unknowns is 2,000 entries, not 4 million);
-        None where a gradient has a node the walk does not read. The caller knows f is
+        None where a gradient has a node the walk does not read, or a node whose Jacobian is
+        dense beyond DENSE_ROWS entries a column (the compiled dense H is then cheaper: a
+        box QP's diag(d) + F'F). The caller knows f is
         quadratic (a Hessian read at a point is then the Hessian everywhere)."""
         if self.xp is not np:
             return None
@@ -138,7 +142,7 @@ class Objective:
             if grad is None or not set(tc.variables(grad)) & set(free):      # a constant gradient
                 rows.append(sp.csr_matrix((v.size, int(self.n))))
                 continue
-            found = affine.read(grad, free, self.task.fixed, int(self.n), sparse=True)
+            found = affine.read(grad, free, self.task.fixed, int(self.n), sparse=True, dense_limit=DENSE_ROWS * self.n)
             if found is None:
                 return None
             rows.append(found[1])

@@ -67,3 +67,17 @@ def test_a_quadratics_hessian_read_from_its_gradient_is_the_compiled_one(objecti
     dense = obj.value_grad_hess(rng.standard_normal(obj.n))[2]
     np.testing.assert_allclose(H.toarray(), dense, rtol=1e-12, atol=1e-12)
     assert H.nnz < 0.05 * obj.n ** 2 or "A *" in objective
+
+
+def test_a_dense_hessian_is_left_to_the_compiled_one():
+    """diag(d) + F'F over 300 unknowns: F'F is dense, so `quadratic_hessian` gives up
+    (None) before forming it in CSR; the diagonal part alone is read sparse."""
+    rng = np.random.default_rng(12)
+    data = {"d": rng.uniform(0.5, 2.0, N), "F": rng.standard_normal((20, N))}
+    head = "parameter d[300]\nparameter F[20, 300]\nvariable x[300]\n"
+    dense = Objective(prepare(head + "minimize sum(d .* x .^ 2) + sum((F * x) .^ 2)", data, None), np)
+    assert dense.quadratic_hessian() is None
+    diagonal = Objective(prepare(head + "minimize sum(d .* x .^ 2) + sum(x)", data, None), np)
+    H = diagonal.quadratic_hessian()
+    assert H.nnz == N
+    np.testing.assert_allclose(H.diagonal(), 2 * data["d"], rtol=1e-14)
