@@ -181,7 +181,7 @@ def _solve(work: Task, obj: Objective, method: str, opts: Options, gtol: float, 
     """The solve's outcome: `run` without constraints, bounds or cones, else
     `constrained.solve`, then phase one where a convex solve stopped with a violation."""
     make = lambda: _method(method, gtol, tol, memory)                  # noqa: E731
-    if not work.constrained:
+    if not work.constrained and not constrained.sparse_quadratic(work, obj, method):
         return run(obj, make(), obj.pack(work.x0), opts)
     out = constrained.solve(work, obj, method, make, opts, gtol, tol)
     if work.constraints and out.status in (1, 2) and opts.convex and out.violation > feasibility.INFEASIBLE:

@@ -34,7 +34,7 @@ from typing import Callable
 import numpy as np
 
 import tensorcalc as tc
-from solvers.constrained import farkas, interior, kept, lagrangian, pathfollow, qp, ray, recession
+from solvers.constrained import elimination, farkas, interior, kept, lagrangian, pathfollow, qp, ray, recession
 from solvers.constrained.bounds import Projected
 from solvers.constrained.kkt import Solved, bound_duals, bound_multipliers, finish
 from solvers.methods import stopping as certify
@@ -62,7 +62,7 @@ def solve(task: Task, obj: Objective, name: str, make: Callable[[], Method], opt
     docstring for which method keeps what."""
     boundary_cone = any(v.attributes.definite in ("psd", "nsd") for v in task.free)
     view, cons, entry = _parts(task, obj)
-    if task.constraints or boundary_cone or task.cones:
+    if task.constraints or boundary_cone or task.cones or sparse_quadratic(task, obj, name):
         if name == "newton" or task.cones:           # second-order cones: only the interior point
             return _interior(task, view, cons, opts, gtol, tol, entry)
         if task.constraints:
@@ -73,6 +73,26 @@ def solve(task: Task, obj: Objective, name: str, make: Callable[[], Method], opt
     for it in out.history:
         it.kkt, it.violation = it.gmax, 0.0
     return finish(view, cons, out.z, out.status, out.message, out.history, bound_duals(view, out.z, out.g))
+
+
+def sparse_quadratic(task: Task, obj: Objective, name: str) -> bool:
+    """Whether Newton's method on `task` takes the interior-point QP path although nothing
+    constrains it: a quadratic of more than BIG^(1/2) unknowns on the host, whose Hessian
+    reads sparse (`Objective.quadratic_hessian`), is one sparse factorisation there,
+    where Newton's method forms and factors the dense n x n Hessian."""
+    if name != "newton" or obj.xp is not np or obj.n * obj.n <= elimination.BIG:
+        return False
+    key = (task.expr, tuple((v.name, v.shape) for v in task.free))
+    if key not in _ROUTES:                  # decided once per expression: a warm solve reads no Hessian here
+        H = obj.quadratic_hessian() if qp.applies(task) else None
+        while len(_ROUTES) >= ROUTES:
+            _ROUTES.pop(next(iter(_ROUTES)))
+        _ROUTES[key] = H is not None and H.nnz <= elimination.SPARSE * obj.n * obj.n
+    return _ROUTES[key]
+
+
+ROUTES = 256                                 # expressions whose route `sparse_quadratic` keeps
+_ROUTES: dict[tuple, bool] = {}
 
 
 def _parts(task: Task, obj: Objective) -> tuple[View, Constraints, kept.Kept | None]:

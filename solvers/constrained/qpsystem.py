@@ -273,14 +273,14 @@ def _sparse_pattern(xp: ArrayModule, qp: Data, quasi_definite: bool = False
     H = sparse.blocks_matrix(qp.H) if isinstance(qp.H, Blocks) else qp.H
     if quasi_definite:
         return sparse.pattern(H, qp.G, qp.E), None
-    found = sparse.plan(H, qp.G, qp.E)
+    found = sparse.plan(H, qp.G, qp.E, isinstance(qp.H, Blocks))
     if found is not None or not qp.G.shape[0]:
         return found, None
     per_row = np.asarray((qp.G != 0).sum(axis=1)).reshape(-1)
     rows = per_row > max(DENSE_MIN, DENSE_SHARE * qp.G.shape[1])
     if not rows.any() or rows.sum() > DENSE_ROWS or rows.all():
         return None, None
-    found = sparse.plan(H, qp.G[~rows], qp.E)
+    found = sparse.plan(H, qp.G[~rows], qp.E, isinstance(qp.H, Blocks))
     if found is None:
         return None, None
     dense_rows = qp.G[rows]

@@ -63,23 +63,24 @@ SIZE = 400           # ... in a system with at least this many unknowns and rows
 ROWS = 100           # a block-diagonal H: at least this many rows (below: `lowrank`'s Woodbury wins)
 
 
-def plan(H: np.ndarray | sp.spmatrix, G: np.ndarray, E: np.ndarray) -> Pattern | None:
+def plan(H: np.ndarray | sp.spmatrix, G: np.ndarray, E: np.ndarray, blocks: bool = False) -> Pattern | None:
     """The pattern for a QP where the sparse path pays (`worth`), else None; H, G, E are
     made CSR once (one pass over each dense array) only for a system of SIZE or more."""
     n, rows = H.shape[0], G.shape[0] + E.shape[0]
-    if n + rows < SIZE or (sp.issparse(H) and rows < ROWS):
+    if n + rows < SIZE or (blocks and rows < ROWS):
         return None
     H, G, E = sp.csr_matrix(H), sp.csr_matrix(G), sp.csr_matrix(E)
-    return pattern(H, G, E) if worth(H, G, E) else None
+    return pattern(H, G, E) if worth(H, G, E, blocks) else None
 
 
-def worth(H: np.ndarray | sp.spmatrix, G: np.ndarray | sp.spmatrix, E: np.ndarray | sp.spmatrix) -> bool:
+def worth(H: np.ndarray | sp.spmatrix, G: np.ndarray | sp.spmatrix, E: np.ndarray | sp.spmatrix,
+          blocks: bool = False) -> bool:
     """Whether the sparse path pays for a QP with these (host) matrices: a large system
-    whose matrices, and G'G, are mostly zeros (the crossover measured by the benchmark). A
-    sparse H (from `Blocks`, which `constrained.lowrank` factors in O(n m^2)) needs ROWS
-    rows too."""
+    whose matrices, and G'G, are mostly zeros (the crossover measured by the benchmark).
+    An H from `Blocks` (`blocks`: which `constrained.lowrank` factors in O(n m^2)) needs
+    ROWS rows too."""
     n, rows = H.shape[0], G.shape[0] + E.shape[0]
-    if n + rows < SIZE or (sp.issparse(H) and rows < ROWS):
+    if n + rows < SIZE or (blocks and rows < ROWS):
         return False
     per_row = (np.diff(sp.csr_matrix(G).indptr) if sp.issparse(G) else np.count_nonzero(G, axis=1)).astype(float)
     fill = float(per_row @ (per_row + 1)) / 2                # G'G's entries at most: a long row fills K

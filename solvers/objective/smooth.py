@@ -61,6 +61,7 @@ class Objective:
         self.counts = {"nfev": 0, "njev": 0, "nhev": 0}
         self._slots, self._limits, self._squares = at.slots, at.limits, at.squares
         self._invariants: dict[Expr, object] = {}      # hoisted values by expression
+        self._quadratic: tuple | None = None           # (`quadratic_hessian`,) once read
         self._hoisted: dict[str, dict] = {}            # by kind: the hoisted values a program reads
         self._programs: dict[str, tuple] = {}          # by kind: `compiled_program`'s answer
         self._local = not any(map(is_dask, self.fixed.values()))   # no Dask data: no dask.compute
@@ -135,6 +136,11 @@ class Objective:
         quadratic (a Hessian read at a point is then the Hessian everywhere)."""
         if self.xp is not np:
             return None
+        if self._quadratic is None:
+            self._quadratic = (self._read_hessian(),)
+        return self._quadratic[0]
+
+    def _read_hessian(self) -> sp.csr_matrix | None:
         free = {v.name: (int(o), v.shape) for v, o in zip(self.free, self.offsets)}
         rows, present = [], tc.variables(self.task.expr)
         for v in self.free:

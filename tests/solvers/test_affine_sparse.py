@@ -81,3 +81,28 @@ def test_a_dense_hessian_is_left_to_the_compiled_one():
     H = diagonal.quadratic_hessian()
     assert H.nnz == N
     np.testing.assert_allclose(H.diagonal(), 2 * data["d"], rtol=1e-14)
+
+
+def test_an_unconstrained_quadratic_with_a_sparse_hessian_is_one_sparse_solve(monkeypatch):
+    """Hodrick-Prescott over 500 points in slices: Newton's method goes to the QP path
+    (one sparse factorisation, not the dense 500 x 500 Hessian) and lands on the closed
+    form (I + lam D'D)^-1 y; a dense Hessian stays with Newton's method."""
+    import solvers
+    from solvers.constrained import qp
+    n, lam = 500, 100.0
+    y = np.cumsum(np.random.default_rng(13).standard_normal(n))
+    D = np.diff(np.eye(n), 2, axis=0)
+    calls = []
+    solve = qp.solve
+    monkeypatch.setattr(qp, "solve", lambda *a, **k: calls.append(1) or solve(*a, **k))
+    text = (f"parameter y[{n}]\nvariable x[{n}]\nminimize sum((y - x) .^ 2) + "
+            f"{lam} * sum((x[0:{n - 2}] - 2 * x[1:{n - 1}] + x[2:{n}]) .^ 2)")
+    r = solvers.minimize(text, {"y": y})
+    assert r.success and calls
+    np.testing.assert_allclose(r.x["x"], np.linalg.solve(np.eye(n) + lam * D.T @ D, y), rtol=1e-9, atol=1e-9)
+    calls.clear()
+    F = np.random.default_rng(14).standard_normal((n + 100, n))     # tall: no wide-squares lift
+    r = solvers.minimize(f"parameter F[{n + 100}, {n}]\nparameter y[{n}]\nvariable x[{n}]\n"
+                         "minimize sum((y - x) .^ 2) + sum((F * x) .^ 2)", {"F": F, "y": y})
+    assert r.success and not calls
+    np.testing.assert_allclose(r.x["x"], np.linalg.solve(np.eye(n) + F.T @ F, y), rtol=1e-9, atol=1e-9)
