@@ -225,17 +225,17 @@ class Interior:
 
     def norm(self, st: State, r: Residuals) -> float:
         """The 2-norm of the residuals, the cones' in product form (M Z - mu I, lam o lam - mu e)."""
-        parts = sum((float(self.xp.sum(p * p)) for p in [*r[:6], *r.rc, *r.rz]), 0.0)
+        parts = sum((float((p * p).sum()) for p in [*r[:6], *r.rc, *r.rz]), 0.0)
         for M, R in zip(cone.matrices(self.space, st.y), r.cones):
             P = M @ R
-            parts += float(self.xp.sum(P * P))
+            parts += float((P * P).sum())
         return math.sqrt(parts)
 
     def gap(self, st: State) -> float:
         xp = self.xp
         dl, du = self.gaps(st)
-        return (float(st.s @ st.lam) + float(xp.sum(xp.where(self.hasL, dl * st.zl, 0.0)))
-                + float(xp.sum(xp.where(self.hasU, du * st.zu, 0.0))) + cone.gap(self.space, st.y, st.Z)
+        return (float(st.s @ st.lam) + float(xp.where(self.hasL, dl * st.zl, 0.0).sum())
+                + float(xp.where(self.hasU, du * st.zu, 0.0).sum()) + cone.gap(self.space, st.y, st.Z)
                 + self.soc.gap(st.sc, st.zc))
 
     def error(self, st: State, pt: Point, mu: float) -> float:
@@ -244,11 +244,11 @@ class Interior:
         large (Waechter and Biegler's s_d)."""
         xp = self.xp
         r = self.residuals(st, pt, mu)
-        duals = sum(float(xp.sum(xp.abs(v))) for v in (st.lam, st.nu, st.zl, st.zu))
+        duals = sum(float(abs(v).sum()) for v in (st.lam, st.nu, st.zl, st.zu))
         duals += sum(float(xp.trace(Z)) for Z in st.Z) + self.soc.duals(st.zc)
         scale = max(1.0, duals / (100.0 * max(self.count + int(st.nu.size), 1)))
-        big = [float(xp.max(xp.abs(v))) if v.size else 0.0 for v in [*r[:3], *r.rc]]
-        comp = [float(xp.max(xp.abs(P))) for P in [*r[3:6], *cone.products(self.space, st.y, st.Z, mu), *r.rz]
+        big = [float(abs(v).max()) if v.size else 0.0 for v in [*r[:3], *r.rc]]
+        comp = [float(abs(P).max()) for P in [*r[3:6], *cone.products(self.space, st.y, st.Z, mu), *r.rz]
                 if P.size]       # second-order cones: lam o lam - mu e, the scaled form of their products
         return max(big[0] / scale, *big[1:], max(comp + [0.0]) / scale)
 
@@ -256,11 +256,11 @@ class Interior:
         """(max|r_d|, violation, largest complementarity product)."""
         xp = self.xp
         rd = self.residuals(st, pt, 0.0).d
-        stat = float(xp.max(xp.abs(rd))) if self.view.n else 0.0
+        stat = float(abs(rd).max()) if self.view.n else 0.0
         dl, du = self.gaps(st)
         products = [st.s * st.lam, xp.where(self.hasL, dl * st.zl, 0.0), xp.where(self.hasU, du * st.zu, 0.0)]
-        comp = [float(xp.max(p)) for p in products if p.size]
-        comp += [float(xp.max(xp.abs(P))) for P in [*cone.products(self.space, st.y, st.Z, 0.0),
+        comp = [float(p.max()) for p in products if p.size]
+        comp += [float(abs(P).max()) for P in [*cone.products(self.space, st.y, st.Z, 0.0),
                                                      *self.soc.products(st.sc, st.zc, 0.0)] if P.size]
         return stat, max(self.cons.violation(pt.c), self.cons.cones.violation(st.y)), max(comp + [0.0])
 
@@ -355,23 +355,22 @@ class Interior:
         if not finite(self, pt) or self.infeasibility(st, pt) > self.theta_max:
             return math.inf
         dl, du = self.gaps(st)
-        logs = (float(xp.sum(xp.log(st.s))) + float(xp.sum(xp.where(self.hasL, xp.log(dl), 0.0)))
-                + float(xp.sum(xp.where(self.hasU, xp.log(du), 0.0))))
+        logs = (float(xp.log(st.s).sum()) + float(xp.where(self.hasL, xp.log(dl), 0.0).sum())
+                + float(xp.where(self.hasU, xp.log(du), 0.0).sum()))
         B = (self.cones(st).barrier()[0] if self.degree else 0.0) + self.soc.barrier(st.sc)
         return pt.f - mu * logs + mu * B + self.penalty * self.infeasibility(st, pt)
 
     def infeasibility(self, st: State, pt: Point) -> float:
-        xp = self.xp
-        return (float(xp.sum(xp.abs(pt.c[~self.eq] + st.s))) + float(xp.sum(xp.abs(pt.c[self.eq])))
-                + sum((float(xp.sum(xp.abs(r))) for r in self.soc.primal(st.y, st.sc)), 0.0))
+        return (float(abs(pt.c[~self.eq] + st.s).sum()) + float(abs(pt.c[self.eq]).sum())
+                + sum((float(abs(r).sum()) for r in self.soc.primal(st.y, st.sc)), 0.0))
 
     def slope(self, st: State, pt: Point, d: PrimalDualStep, mu: float) -> float:
         """The barrier function's derivative along the primal step (dy, ds)."""
         xp = self.xp
         dl, du = self.gaps(st)
-        value = (float(pt.g @ d.dy) - mu * float(xp.sum(d.ds / st.s))
-                 - mu * float(xp.sum(xp.where(self.hasL, d.dy / dl, 0.0)))
-                 + mu * float(xp.sum(xp.where(self.hasU, d.dy / du, 0.0))) + mu * self.soc.slope(st.sc, d.dsc))
+        value = (float(pt.g @ d.dy) - mu * float((d.ds / st.s).sum())
+                 - mu * float(xp.where(self.hasL, d.dy / dl, 0.0).sum())
+                 + mu * float(xp.where(self.hasU, d.dy / du, 0.0).sum()) + mu * self.soc.slope(st.sc, d.dsc))
         return value + mu * float(self.cones(st).barrier()[1] @ d.dy) if self.degree else value
 
     def clamp(self, st: State) -> State:
