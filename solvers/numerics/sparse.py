@@ -67,20 +67,30 @@ def plan(H: np.ndarray | sp.spmatrix, G: np.ndarray, E: np.ndarray, blocks: bool
     """The pattern for a QP where the sparse path pays (`worth`), else None; H, G, E are
     made CSR once (one pass over each dense array) only for a system of SIZE or more."""
     n, rows = H.shape[0], G.shape[0] + E.shape[0]
-    if n + rows < SIZE or (blocks and rows < ROWS):
+    if n + rows < SIZE or (rows < ROWS and (blocks or _diagonal(H))):
         return None
     H, G, E = sp.csr_matrix(H), sp.csr_matrix(G), sp.csr_matrix(E)
     return pattern(H, G, E) if worth(H, G, E, blocks) else None
+
+
+def _diagonal(H: np.ndarray | sp.spmatrix) -> bool:
+    """Whether a CSR H is diagonal (with few rows, `elimination` factors it with its rows
+    as before a CSR H could take the sparse path without rows: a box QP's diag(d) beside
+    the 20 rows of its wide square F x)."""
+    if not sp.issparse(H):
+        return False
+    coo = H.tocoo()
+    return bool((coo.row == coo.col).all())
 
 
 def worth(H: np.ndarray | sp.spmatrix, G: np.ndarray | sp.spmatrix, E: np.ndarray | sp.spmatrix,
           blocks: bool = False) -> bool:
     """Whether the sparse path pays for a QP with these (host) matrices: a large system
     whose matrices, and G'G, are mostly zeros (the crossover measured by the benchmark).
-    An H from `Blocks` (`blocks`: which `constrained.lowrank` factors in O(n m^2)) needs
-    ROWS rows too."""
+    An H from `Blocks` (`blocks`: which `constrained.lowrank` factors in O(n m^2)) or a
+    diagonal one needs ROWS rows too."""
     n, rows = H.shape[0], G.shape[0] + E.shape[0]
-    if n + rows < SIZE or (blocks and rows < ROWS):
+    if n + rows < SIZE or (rows < ROWS and (blocks or _diagonal(H))):
         return False
     per_row = (np.diff(sp.csr_matrix(G).indptr) if sp.issparse(G) else np.count_nonzero(G, axis=1)).astype(float)
     fill = float(per_row @ (per_row + 1)) / 2                # G'G's entries at most: a long row fills K
