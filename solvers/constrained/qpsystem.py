@@ -14,6 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from solvers.constrained import elimination, lowrank
+from solvers.constrained.conic import Conic
 from solvers.constrained.definite import Definite
 from solvers.constrained.interior import Interior
 from solvers.constrained.schur import schur_solver
@@ -99,8 +100,8 @@ class Method:
         self.curved = bool(self.soc.count or self.psd.degree)      # cone terms in K: dense
         if self.curved and isinstance(qp.H, Blocks):     # the cones' terms fill K
             qp = replace(qp, H=dense(self.xp, qp.H))
-        self.pattern, self.dense_rows = (None, None) if self.curved else _sparse_pattern(self.xp, qp,
-                                                                                         quasi_definite)
+        self.pattern, self.dense_rows = (None, None) if self.psd.degree else _sparse_pattern(
+            self.xp, qp, quasi_definite, _cone_rows(self.xp, self.soc))
         if self.pattern is not None:           # H, G, E as CSR: every product then costs what they hold
             G = self.pattern.G if self.dense_rows is None else sp.csr_matrix(qp.G)
             qp = replace(qp, H=self.pattern.H, G=G, E=self.pattern.E)
@@ -166,7 +167,7 @@ class Method:
         d[self.U] += w[mg + nl:]
         fac: Factor | None
         if self.pattern is not None:
-            return self._sparse(d, w[:mg]), None
+            return self._sparse(d, w[:mg], scal), None
         if isinstance(qp.H, Blocks):
             fac = lowrank.factor(xp, qp.H, d, qp.G, w[:mg])
         elif self.elim is not None and (found := elimination.factor(self.elim, w[:mg], d)) is not None:
@@ -182,14 +183,16 @@ class Method:
             return fac, None
         return fac, self._schur(fac, 0.0)
 
-    def _sparse(self, d: Array, w: Array) -> sparse.Augmented | None:
-        """The sparse factor; with dense rows kept out of the pattern, their Woodbury term."""
+    def _sparse(self, d: Array, w: Array, scal: list[soc.Scaling]) -> sparse.Augmented | None:
+        """The sparse factor (the cones' W^-2 from their scalings `scal`); with dense rows
+        kept out of the pattern, their Woodbury term."""
         pattern = self.pattern
         assert pattern is not None
+        cone_w = tuple(s.inverse() @ s.inverse() for s in scal)
         if self.dense_rows is None:
-            return sparse.factor(pattern, d, w)
+            return sparse.factor(pattern, d, w, cone_w)
         rows, dense = self.dense_rows
-        base = sparse.factor(pattern, d, w[~rows])
+        base = sparse.factor(pattern, d, w[~rows], cone_w)
         return None if base is None else sparse.WithRows.of(base, dense, w[rows])
 
     def _dense(self, K: Array, w: Array, d: Array) -> tuple[Factor | sparse.Augmented | None, Schur | None]:
@@ -262,7 +265,15 @@ DENSE_SHARE = 0.1    # DENSE_MIN at least), kept out of the sparse pattern and a
 DENSE_MIN = 64
 
 
-def _sparse_pattern(xp: ArrayModule, qp: Data, quasi_definite: bool = False
+def _cone_rows(xp: ArrayModule, cones: Conic) -> sparse.Cones:
+    """The second-order cones' rows for the sparse pattern: (G_c as CSR, k m x n, m) per
+    block (none off the host)."""
+    if xp is not np:
+        return ()
+    return tuple((sp.csr_matrix(b.G.reshape(-1, b.G.shape[2])), int(b.G.shape[1])) for b in cones.blocks)
+
+
+def _sparse_pattern(xp: ArrayModule, qp: Data, quasi_definite: bool = False, cones: sparse.Cones = ()
                     ) -> tuple[sparse.Pattern | None, tuple[np.ndarray, np.ndarray] | None]:
     """(the sparse KKT pattern, None) where H, G, E are host matrices worth keeping sparse
     (`sparse.plan`), or, with `quasi_definite`, at any size (see `_method`); where only a
@@ -272,15 +283,15 @@ def _sparse_pattern(xp: ArrayModule, qp: Data, quasi_definite: bool = False
         return None, None
     H = sparse.blocks_matrix(qp.H) if isinstance(qp.H, Blocks) else qp.H
     if quasi_definite:
-        return sparse.pattern(H, qp.G, qp.E), None
-    found = sparse.plan(H, qp.G, qp.E, isinstance(qp.H, Blocks))
+        return sparse.pattern(H, qp.G, qp.E, cones), None
+    found = sparse.plan(H, qp.G, qp.E, isinstance(qp.H, Blocks), cones)
     if found is not None or not qp.G.shape[0]:
         return found, None
     per_row = np.asarray((qp.G != 0).sum(axis=1)).reshape(-1)
     rows = per_row > max(DENSE_MIN, DENSE_SHARE * qp.G.shape[1])
     if not rows.any() or rows.sum() > DENSE_ROWS or rows.all():
         return None, None
-    found = sparse.plan(H, qp.G[~rows], qp.E, isinstance(qp.H, Blocks))
+    found = sparse.plan(H, qp.G[~rows], qp.E, isinstance(qp.H, Blocks), cones)
     if found is None:
         return None, None
     dense_rows = qp.G[rows]

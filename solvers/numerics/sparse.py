@@ -53,6 +53,7 @@ import scipy.sparse as sp
 
 from solvers.numerics.linalg import Blocks, transpose
 
+Cones = tuple[tuple[sp.csr_matrix, int], ...]     # the second-order cones' rows: (G_c, k m x n, m) per block
 REGULARISE = 1e-9    # rho and delta, relative to the data's scale (its largest diagonal or squared row entry)
 SHIFTS = (0.0, 1.0, 1e3, 1e6)  # K's diagonal shifted by these times delta where a pivot vanishes (an LP's K
                           # is G'WG + D alone: a coordinate only inactive rows touch has a pivot near 0)
@@ -63,14 +64,16 @@ SIZE = 400           # ... in a system with at least this many unknowns and rows
 ROWS = 100           # a block-diagonal H: at least this many rows (below: `lowrank`'s Woodbury wins)
 
 
-def plan(H: np.ndarray | sp.spmatrix, G: np.ndarray, E: np.ndarray, blocks: bool = False) -> Pattern | None:
+def plan(H: np.ndarray | sp.spmatrix, G: np.ndarray, E: np.ndarray, blocks: bool = False,
+         cones: Cones = ()) -> Pattern | None:
     """The pattern for a QP where the sparse path pays (`worth`), else None; H, G, E are
-    made CSR once (one pass over each dense array) only for a system of SIZE or more."""
-    n, rows = H.shape[0], G.shape[0] + E.shape[0]
+    made CSR once (one pass over each dense array) only for a system of SIZE or more.
+    `cones`: the second-order cones' rows, (G_c as CSR, k m x n, m) per block."""
+    n, rows = H.shape[0], G.shape[0] + E.shape[0] + sum(Gc.shape[0] for Gc, _ in cones)
     if n + rows < SIZE or (rows < ROWS and (blocks or _diagonal(H))):
         return None
     H, G, E = sp.csr_matrix(H), sp.csr_matrix(G), sp.csr_matrix(E)
-    return pattern(H, G, E) if worth(H, G, E, blocks) else None
+    return pattern(H, G, E, cones) if worth(H, G, E, blocks, cones) else None
 
 
 def _diagonal(H: np.ndarray | sp.spmatrix) -> bool:
@@ -79,21 +82,24 @@ def _diagonal(H: np.ndarray | sp.spmatrix) -> bool:
     the 20 rows of its wide square F x)."""
     if not sp.issparse(H):
         return False
-    coo = H.tocoo()
+    coo = sp.coo_matrix(H)
     return bool((coo.row == coo.col).all())
 
 
 def worth(H: np.ndarray | sp.spmatrix, G: np.ndarray | sp.spmatrix, E: np.ndarray | sp.spmatrix,
-          blocks: bool = False) -> bool:
+          blocks: bool = False, cones: Cones = ()) -> bool:
     """Whether the sparse path pays for a QP with these (host) matrices: a large system
     whose matrices, and G'G, are mostly zeros (the crossover measured by the benchmark).
     An H from `Blocks` (`blocks`: which `constrained.lowrank` factors in O(n m^2)) or a
     diagonal one needs ROWS rows too."""
-    n, rows = H.shape[0], G.shape[0] + E.shape[0]
+    n, rows = H.shape[0], G.shape[0] + E.shape[0] + sum(Gc.shape[0] for Gc, _ in cones)
     if n + rows < SIZE or (rows < ROWS and (blocks or _diagonal(H))):
         return False
     per_row = (np.diff(sp.csr_matrix(G).indptr) if sp.issparse(G) else np.count_nonzero(G, axis=1)).astype(float)
     fill = float(per_row @ (per_row + 1)) / 2                # G'G's entries at most: a long row fills K
+    for Gc, m in cones:                                      # a cone's rows fill the pairs of columns it reads
+        per_cone = np.diff(Gc.indptr[::m]).astype(float)
+        fill += float(per_cone @ (per_cone + 1)) / 2
     return _held(H) + _held(G) + _held(E) + fill <= DENSITY * (n * n + n * rows)
 
 
@@ -127,19 +133,26 @@ class Pattern:
     solver: qdldl.Solver | None = None          # the qdldl.Solver once the first factorisation made it
     Gt: sp.csr_matrix | None = None             # G' and E' as CSR (`linalg.transpose`), set by `pattern`
     Et: sp.csr_matrix | None = None
+    cones: Cones = ()                           # the second-order cones' rows (G_c, m) per block
+    cone_gram: sp.csr_matrix | None = None      # cone_gram @ (the blocks' W^-2, flat): their G_c' W^-2 G_c
 
     @property
     def n(self) -> int:
         return self.H.shape[0]
 
 
-def pattern(H: np.ndarray | sp.spmatrix, G: np.ndarray | sp.spmatrix, E: np.ndarray | sp.spmatrix) -> Pattern:
-    """The pattern for H (n x n, symmetric), G (m x n), E (p x n): built once per QP."""
+def pattern(H: np.ndarray | sp.spmatrix, G: np.ndarray | sp.spmatrix, E: np.ndarray | sp.spmatrix,
+            cones: Cones = ()) -> Pattern:
+    """The pattern for H (n x n, symmetric), G (m x n), E (p x n) and the cones' rows
+    (`plan`): built once per QP."""
     H, G, E = sp.csr_matrix(H), sp.csr_matrix(G), sp.csr_matrix(E)
     n, p = H.shape[0], E.shape[0]
     N = n + p
     first, second, row = _pairs(G)
-    lo, hi = np.minimum(G.indices[first], G.indices[second]), np.maximum(G.indices[first], G.indices[second])
+    coned = [_cone_pairs(Gc, m) for Gc, m in cones]
+    ends = [(Gc.indices[a], Gc.indices[b]) for (Gc, _), (a, b, _) in zip(cones, coned)]
+    lo = np.concatenate([np.minimum(G.indices[first], G.indices[second])] + [i for i, _ in ends])
+    hi = np.concatenate([np.maximum(G.indices[first], G.indices[second])] + [j for _, j in ends])
     parts = [sp.triu(H).tocoo(), sp.coo_matrix(E.T)]
     rows = [parts[0].row, parts[1].row, lo, np.arange(N)]
     cols = [parts[0].col, parts[1].col + n, hi, np.arange(N)]
@@ -149,10 +162,38 @@ def pattern(H: np.ndarray | sp.spmatrix, G: np.ndarray | sp.spmatrix, E: np.ndar
     col = np.repeat(np.arange(N), np.diff(upper.indptr))
     keys = col.astype(np.int64) * N + upper.indices
     at = np.searchsorted(keys, hi.astype(np.int64) * N + lo)
-    gram = sp.csr_matrix((G.data[first] * G.data[second], (at, row)), shape=(upper.nnz, G.shape[0]))
-    scale = max(1.0, float(np.abs(H.diagonal()).max(initial=0.0)), _row_square(G), _row_square(E))
+    gram = sp.csr_matrix((G.data[first] * G.data[second], (at[:first.size], row)), shape=(upper.nnz, G.shape[0]))
+    scale = max(1.0, float(np.abs(H.diagonal()).max(initial=0.0)), _row_square(G), _row_square(E),
+                *(_row_square(Gc) for Gc, _ in cones))
     return Pattern(H, G, E, upper, np.nonzero(upper.indices == col)[0], gram, REGULARISE * scale,
-                   Gt=transpose(G), Et=transpose(E))
+                   Gt=transpose(G), Et=transpose(E), cones=tuple(cones),
+                   cone_gram=_cone_gram(cones, coned, at[first.size:], upper.nnz) if cones else None)
+
+
+def _cone_pairs(Gc: sp.csr_matrix, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(a, b, q): every ordered pair of stored entries a, b of one cone's m rows of Gc
+    with column(a) <= column(b), as indices into Gc.data, and the flat index of their
+    weight W^-2[row(a), row(b)] among the block's (k, m, m) weights."""
+    row = np.repeat(np.arange(Gc.shape[0]), np.diff(Gc.indptr))
+    cone = row // m
+    start, end = Gc.indptr[cone * m], Gc.indptr[(cone + 1) * m]
+    count = end - start
+    first = np.repeat(np.arange(Gc.nnz), count)
+    second = np.repeat(start, count) + np.arange(first.size) - np.repeat(np.cumsum(count) - count, count)
+    keep = Gc.indices[first] <= Gc.indices[second]
+    first, second = first[keep], second[keep]
+    return first, second, cone[first] * m * m + (row[first] % m) * m + row[second] % m
+
+
+def _cone_gram(cones: Cones, coned: list, at: np.ndarray, size: int) -> sp.csr_matrix:
+    """The map from the blocks' flat W^-2 (each (k, m, m), in order) to the data of
+    sum G_c' W^-2 G_c in the pattern (`at`: each pair's place in it)."""
+    data, weights, offset = [], [], 0
+    for (Gc, m), (a, b, q) in zip(cones, coned):
+        data.append(Gc.data[a] * Gc.data[b])
+        weights.append(q + offset)
+        offset += Gc.shape[0] * m
+    return sp.csr_matrix((np.concatenate(data), (at, np.concatenate(weights))), shape=(size, offset))
 
 
 def _pairs(G: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -180,6 +221,7 @@ class KKTFactor:
     solver: qdldl.Solver
     d: np.ndarray
     w: np.ndarray
+    cone_w: tuple[np.ndarray, ...] = ()        # each block's W^-2, (k, m, m)
 
     def solve(self, r: np.ndarray, s: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Refined on the reduced system: its residual, not the augmented one, is what
@@ -194,7 +236,10 @@ class KKTFactor:
     def apply(self, y: np.ndarray, nu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(K y + E' nu, E y), K = H + D + G' W G, from the parts."""
         pat = self.pat
-        return pat.H @ y + self.d * y + pat.Gt @ (self.w * (pat.G @ y)) + pat.Et @ nu, pat.E @ y
+        top = pat.H @ y + self.d * y + pat.Gt @ (self.w * (pat.G @ y)) + pat.Et @ nu
+        for (Gc, m), W in zip(pat.cones, self.cone_w):
+            top += Gc.T @ np.einsum("kij,kj->ki", W, (Gc @ y).reshape(-1, m)).reshape(-1)
+        return top, pat.E @ y
 
 
 @dataclass
@@ -264,13 +309,16 @@ def refined(once: Callable[[np.ndarray, np.ndarray], Pair], apply: Callable[[np.
     return y, nu
 
 
-def factor(pat: Pattern, d: np.ndarray, w: np.ndarray) -> KKTFactor | None:
-    """The factor for K = H + diag(d) + G' diag(w) G (w > 0) with the equalities, or None
-    where the matrix does not have n positive and p negative pivots (K + E'E / delta not
-    positive definite), a pivot is 0, or an entry is not finite."""
+def factor(pat: Pattern, d: np.ndarray, w: np.ndarray, cone_w: tuple[np.ndarray, ...] = ()) -> KKTFactor | None:
+    """The factor for K = H + diag(d) + G' diag(w) G (w > 0) + sum G_c' W_c^-2 G_c (the
+    cones' `cone_w`, each block (k, m, m)) with the equalities, or None where the matrix
+    does not have n positive and p negative pivots (K + E'E / delta not positive
+    definite), a pivot is 0, or an entry is not finite."""
     n, p = pat.n, pat.E.shape[0]
     upper = pat.upper.copy()
     upper.data += pat.gram @ w
+    if pat.cone_gram is not None:
+        upper.data += pat.cone_gram @ np.concatenate([W.reshape(-1) for W in cone_w])
     upper.data[pat.diagonal] += np.concatenate([d, np.full(p, -pat.delta)])
     if not np.isfinite(upper.data).all():
         return None
@@ -278,7 +326,7 @@ def factor(pat: Pattern, d: np.ndarray, w: np.ndarray) -> KKTFactor | None:
     for shift in SHIFTS:               # a static shift where K's pivots vanish (refinement undoes it)
         upper.data[pat.diagonal[:n]] = base + shift * pat.delta
         if _factored(pat, upper):
-            return KKTFactor(pat, pat.solver, d, w)
+            return KKTFactor(pat, pat.solver, d, w, tuple(cone_w))
     return None
 
 
