@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 from convexcheck.bridge.data import number, value_of
 from convexcheck.bridge.linear import linear as _linear
-from convexcheck.bridge.text import Node, axis_sum, fit, scalar, times
+from convexcheck.bridge.text import Node, axis_sum, entry, fit, scalar, times
 from convexcheck.problem.reader import ProblemError
 
 Rule = Callable[..., Node]     # (translator, CVXPY atom, translated arguments) -> the formula's node
@@ -60,8 +60,14 @@ def log_sum_exp(t: Any, e: Any, a: Node) -> Node:
 
 
 def quad_form(t: Any, e: Any, x: Node, p: Node) -> Node:
-    if not x.shape:
-        return Node(f"({x.text} * {scalar(p) or f'sum({p.text})'} * {x.text})", ())
+    """x' P x; x a vector, a scalar, or a column or row of one (n x 1, 1 x n)."""
+    if all(d == 1 for d in x.shape):
+        one = entry(x)
+        return Node(f"({one} * {entry(p)} * {one})", ())
+    if len(x.shape) == 2:                       # (n, 1) or (1, n): the vector's axis is the long one
+        v = "ik" if x.shape[1] == 1 else "ki"
+        w = v.replace("i", "j")
+        return Node(f"({x.text} *({v},ij->{w}) {p.text} *({w},{w}->) {x.text})", ())
     return Node(f"({x.text} *(i,ij->j) {p.text} *(j,j->) {x.text})", ())
 
 

@@ -29,6 +29,15 @@ def scalar(a: Node) -> str | None:
     return a.scalar if a.scalar is not None else (a.text if a.shape == () else None)
 
 
+def entry(a: Node) -> str | None:
+    """The text of a as a scalar where it is one, or an array of one entry, which NumPy
+    broadcasts as one (`a[i:i+1]` of shape (1,) against a (T, 1) array); else None."""
+    found = scalar(a)
+    if found is None and all(d == 1 for d in a.shape):
+        return f"sum({a.text})"
+    return found
+
+
 def full(text: str, shape: Shape) -> str:
     """A scalar's text broadcast to `shape` (a product with ones)."""
     idx = LETTERS[:len(shape)]
@@ -39,8 +48,8 @@ def fit(a: Node, shape: Shape) -> str:
     """a's text at `shape`: a scalar broadcast, a number as it is."""
     if a.shape == tuple(shape) or a.number:
         return a.text
-    if a.shape == () or a.scalar is not None:
-        return full(a.text if a.scalar is None else a.scalar, shape)
+    if (one := entry(a)) is not None:
+        return full(one, shape)
     raise ProblemError(f"broadcasting shape {a.shape} to {tuple(shape)} is not supported; "
                        f"make the shapes equal (e.g. with cp.reshape)")
 
@@ -48,6 +57,8 @@ def fit(a: Node, shape: Shape) -> str:
 def times(a: Node, b: Node, shape: Shape) -> str:
     """Element-wise product with scalar broadcasting."""
     sa, sb = scalar(a), scalar(b)
+    if sa is None and sb is None:          # an array of one entry broadcast to the shape: its entry
+        sa, sb = (entry(v) if v.shape != tuple(shape) else None for v in (a, b))
     if sa is not None or sb is not None:
         return f"({sa} * {fit(b, shape)})" if sa is not None else f"({fit(a, shape)} * {sb})"
     idx = LETTERS[:len(shape)]

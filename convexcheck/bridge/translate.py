@@ -67,10 +67,11 @@ from convexcheck.bridge.data import (
     onto_cones,
     value_of,
 )
+from convexcheck.bridge.domains import domain_words, merged
 from convexcheck.bridge.linear import index as _index
 from convexcheck.bridge.linear import linear as _linear
 from convexcheck.bridge.nonsmooth import RULES as NONSMOOTH_RULES
-from convexcheck.bridge.text import LETTERS, Node, fit, full, times
+from convexcheck.bridge.text import LETTERS, Node, entry, fit, full, times
 from convexcheck.problem.declarations import KEYWORDS, RESERVED
 from convexcheck.problem.model import Problem
 from convexcheck.problem.reader import ProblemError, load_problem
@@ -117,9 +118,19 @@ def from_cvxpy(expr_or_problem: Any) -> tuple[Problem, dict[str, np.ndarray]]:
                            f"{type(expr_or_problem).__name__}")
     text = "\n".join(["# translated from CVXPY by convexcheck.from_cvxpy", *t.declarations(), *lines])
     problem = load_problem(text)
-    if isinstance(expr_or_problem, cp.Problem) and not t.baked:
-        _KEPT[expr_or_problem] = _Kept.of(problem, t)
+    if isinstance(expr_or_problem, cp.Problem):
+        _NAMES[expr_or_problem] = dict(t.variables)
+        if not t.baked:
+            _KEPT[expr_or_problem] = _Kept.of(problem, t)
     return problem, dict(t.data)
+
+
+def variables_of(problem: Any) -> dict[str, Any]:
+    """The CVXPY Variables of a translated Problem by the names its translation gives them
+    (a CVXPY name that is not an identifier, or repeats, is renamed)."""
+    if problem not in _NAMES:
+        from_cvxpy(problem)
+    return _NAMES[problem]
 
 
 class _Kept:
@@ -148,6 +159,7 @@ class _Kept:
 
 
 _KEPT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # cp.Problem -> _Kept
+_NAMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()    # cp.Problem -> {name: CVXPY Variable}
 _FROZEN: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # id -> a kept constant
 
 
@@ -178,6 +190,7 @@ class _Translator:
         self.constants = 0
         self.shared: dict[tuple, str] = {}          # (shape, dtype, digest) of a constant -> its parameter
         self.parameters: dict[str, tuple[Any, list]] = {}   # name -> (CVXPY Parameter, words)
+        self.variables: dict[str, Any] = {}                # name -> CVXPY Variable
         self.baked = False                          # whether the text depends on a parameter's value
 
     def node(self, e) -> Node:
@@ -191,6 +204,7 @@ class _Translator:
             return self.constant(value, broadcast=type(e).__name__ == "Promote")
         found = banded(self, e) if type(e).__name__ == "MulExpression" else None
         node = found if found is not None else _rule(e)(self, e, *[self.node(a) for a in e.args])
+        self.domain(e)
         assert node.shape == tuple(e.shape), (type(e).__name__, node.shape, e.shape)
         return node
 
@@ -226,11 +240,20 @@ class _Translator:
         decl = self.decls.get(self.names.get(("variable", e.id), ""), [None, None, []])
         decl[2] = ["pd" if w == "psd" else w for w in decl[2]]
 
+    def domain(self, e) -> None:
+        """CVXPY's own domain of the atom e on plain variables, as their attributes (`domains`)."""
+        for leaf, word in domain_words(e):
+            name = self.names.get(("variable", leaf.id))
+            if name is not None:
+                self.decls[name][2] = merged(self.decls[name][2], word)
+
     def leaf(self, e, kind: str) -> Node:
         words = leaf_attributes(e, kind)
         name = self.declare(kind, (kind, e.id), e.name(), e.shape, words, user=True)
         if kind == "parameter":
             self.parameters.setdefault(name, (e, words))
+        else:
+            self.variables.setdefault(name, e)
         if kind == "parameter" and e.value is not None:
             self.data[name] = onto_cones(value_of(e, f"parameter {name!r}"), words)
         self.baked |= kind == "variable" and any(b is not None and b.parameters() for b in _bounds_of(e))
@@ -258,14 +281,15 @@ class _Translator:
         """A scalar broadcast to `shape`: a number as it is; other text times a parameter of
         ones of that shape (its data), whose dimensions fix the lengths where nothing
         around does (cp.sum of a promoted scalar)."""
+        one = entry(a) or a.text                 # an array of one entry (shape (1,)): its entry
         if a.number or not shape:
-            return Node(full(a.text, shape), tuple(shape), a.text, a.number)
+            return Node(full(one, shape), tuple(shape), one, a.number)
         key = ("ones", tuple(shape))
         if key not in self.names:
             name = self.declare("parameter", key, "one", shape, ["pos"])
             self.data[name] = np.ones(shape)
         idx = LETTERS[:len(shape)]
-        return Node(f"({a.text} *(,{idx}->{idx}) {self.names[key]})", tuple(shape), a.text)
+        return Node(f"({one} *(,{idx}->{idx}) {self.names[key]})", tuple(shape), one)
 
     def declarations(self) -> list[str]:
         return [f"{k} {name}{dims} {' '.join(words)}".rstrip() + note for kind in ("variable", "parameter")

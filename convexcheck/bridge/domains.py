@@ -1,0 +1,99 @@
+"""CVXPY's implicit domains, carried into the translation as declarations.
+
+CVXPY defines an atom only on its domain (`kl_div(x, y)` for x, y >= 0, `power(x, 3)` for
+x >= 0, `inv_pos(x)` for x > 0, `log_det(A)` for A psd) and solves a problem on the
+intersection of its atoms' domains. The translated formula alone has a larger natural
+domain (x log(x / y) is finite for x, y < 0 too; x^3 for every x), where it may be
+nonconvex: an analysis of the formula would report "nonconvex" with a witness outside the
+domain CVXPY meant, on a problem CVXPY calls DCP. So the atom's own domain constraints
+(CVXPY's `_domain`, not its arguments': each node adds its own) that bound one plain
+variable become that variable's attributes: `0 <= x` is `nonneg`, `X >> 0` is `pd`.
+Where the translated formula is finite only inside (x log(x / y) at x = 0, inv(A) at a
+singular A), the word is the strict one (`pos`, `pd`): the interior, whose closure is
+CVXPY's domain. A constraint on an expression (`kl_div(x + 1, y)`) is not a declaration
+and is left out (the formula's own domain then stands).
+
+A variable whose declaration already says as much or more keeps it; one that says the
+opposite (nonpos where the atom needs nonneg), or carries numeric bounds, is left as
+declared: CVXPY's problem is then infeasible or bounded as its author wrote it.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+STRICT = {"kl_div", "rel_entr"}          # x log(x / y): its perspective proof and value need x, y > 0
+SIGNS = ("pos", "nonneg", "neg", "nonpos")
+STRONGER = {"nonneg": "pos", "nonpos": "neg"}
+DEFINITE = ("pd", "psd", "nd", "nsd")
+
+
+def domain_words(e: Any) -> list[tuple[Any, str]]:
+    """(plain CVXPY Variable, attribute word) for each of the atom e's own domain
+    constraints that bounds one plain variable (see the module docstring)."""
+    own = getattr(e, "_domain", None)
+    if own is None:
+        return []
+    try:
+        constraints = own()
+    except Exception:  # noqa: BLE001 - an atom whose domain CVXPY cannot state: none carried
+        return []
+    strict = type(e).__name__ in STRICT
+    out = []
+    for leaf, word in (_word(c) for c in constraints):
+        if leaf is not None and word is not None:
+            out.append((leaf, STRONGER.get(word, word) if strict else word))
+    return out
+
+
+def merged(words: list[str], word: str) -> list[str]:
+    """The declaration's words with `word` added where it says more and contradicts nothing."""
+    if any(w.startswith((">", "<")) for w in words):
+        return words                                        # numeric bounds: as the author wrote them
+    if word in SIGNS:
+        present = [w for w in words if w in SIGNS]
+        if not present:
+            return words + [word]
+        return [word if w == present[0] and STRONGER.get(w) == word else w for w in words]
+    present = [w for w in words if w in DEFINITE]
+    if present:
+        return ["pd" if w == "psd" and word == "pd" else w for w in words]
+    return [w for w in words if w != "symmetric"] + [word]
+
+
+def _word(c: Any) -> tuple[Any, str | None]:
+    kind = type(c).__name__
+    if kind == "Inequality":                                # lhs <= rhs
+        lhs, rhs = c.args
+        if _zero(lhs) and _plain(rhs):
+            return rhs, "nonneg"
+        if _zero(rhs) and _plain(lhs):
+            return lhs, "nonpos"
+    if kind == "PSD":
+        leaf = _plain_shifted(c.args[0])
+        if leaf is not None:
+            return leaf, "pd"
+    return None, None
+
+
+def _plain(e: Any) -> bool:
+    return type(e).__name__ == "Variable"
+
+
+def _zero(e: Any) -> bool:
+    if e.variables() or e.parameters():
+        return False
+    value = e.value
+    return value is not None and not np.any(np.asarray(value.toarray() if hasattr(value, "toarray") else value))
+
+
+def _plain_shifted(e: Any) -> Any:
+    """The variable of `X` or `X + 0` (how CVXPY writes `X >> 0`), else None."""
+    if _plain(e):
+        return e
+    if type(e).__name__ == "AddExpression":
+        leaves = [a for a in e.args if _plain(a)]
+        if len(leaves) == 1 and all(_zero(a) for a in e.args if a is not leaves[0]):
+            return leaves[0]
+    return None
