@@ -24,9 +24,10 @@ phase one) -> `reformulate` (the epigraph lift) -> `api.minimize`, which chains 
 reductions (maximise sign, lift) once and inverts them once at the result.
 """
 from solvers.api import METHODS, minimize
+from solvers.cvxpy_method import register as register_cvxpy
 from solvers.methods.alternate import alternate
 from solvers.methods.history import Iteration
 from solvers.result import Status
 from solvers.task.prepare import SolverError
 
-__all__ = ["minimize", "alternate", "SolverError", "Status", "Iteration", "METHODS"]
+__all__ = ["minimize", "alternate", "SolverError", "Status", "Iteration", "METHODS", "register_cvxpy"]

@@ -60,6 +60,7 @@ LAYERS = {
         ["solvers.constrained"],
         ["solvers.reformulate"],
         ["solvers.api"],
+        ["solvers.cvxpy_method"],
         ["solvers", "solvers.cli", "solvers.__main__"],
     ],
 }
