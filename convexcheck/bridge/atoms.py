@@ -112,11 +112,6 @@ def matrix_frac(t: Any, e: Any, x: Node, p: Node) -> Node:
     return Node(f"({x.text} *(i,ij->j) inv({p.text}) *(j,j->) {x.text})", ())
 
 
-def unsupported(t: Any, e: Any, *args: Node) -> Node:
-    raise ProblemError(f"CVXPY {type(e).__name__} has no exact lowering to convexcheck's functions "
-                       f"(abs, relu, smooth atoms); rewrite it with those, or leave it to CVXPY's DCP")
-
-
 def call(template: str) -> Rule:
     """A rule for a function of one argument whose text is {0}, keeping the atom's shape."""
     return lambda t, e, a: Node(template.format(a.text), tuple(e.shape))

@@ -99,8 +99,24 @@ def positions(e: Any, k: int) -> np.ndarray | None:
     return picked if np.array_equal(got, np.concatenate([[0.0], probe])[picked]) else None
 
 
-def _dense(e: Any, k: int, picked: np.ndarray | None, out: tuple) -> np.ndarray:
-    """T_k as one dense array of shape out + the argument's shape."""
+def linear_in_one(t: Any, e: Any, *args: Node) -> Node:
+    """The translation of an atom linear in its one argument that reads variables, the
+    others constant (conv(c, x), kron(A, X)): T . arg with T read off unit arrays, the
+    constant arguments at their values."""
+    reading = [k for k, a in enumerate(e.args) if a.variables() or a.parameters()]
+    if len(reading) != 1:
+        raise ProblemError(f"CVXPY {type(e).__name__} of {len(reading)} arguments with variables or parameters "
+                           f"is not linear; give it one, the others constant")
+    k, out = reading[0], tuple(e.shape)
+    base = [np.zeros(a.shape) if j == k else np.asarray(a.value, dtype=float) for j, a in enumerate(e.args)]
+    tensor = t.constant(_dense(e, k, None, out, base))
+    o, i = LETTERS[:len(out)], LETTERS[len(out):len(out) + len(e.args[k].shape)]
+    return Node(f"({tensor.text} *({o}{i},{i}->{o}) {args[k].text})", out)
+
+
+def _dense(e: Any, k: int, picked: np.ndarray | None, out: tuple, base: list | None = None) -> np.ndarray:
+    """T_k as one dense array of shape out + the argument's shape (`base`: the other
+    arguments' values, zeros unless given)."""
     shape, size = tuple(e.args[k].shape), int(e.args[k].size)
     if picked is not None:
         flat = picked.reshape(-1)
@@ -111,7 +127,7 @@ def _dense(e: Any, k: int, picked: np.ndarray | None, out: tuple) -> np.ndarray:
     if size * max(1, int(np.prod(out))) > MAX_LINEAR:
         raise ProblemError(f"CVXPY {type(e).__name__} is too large to translate ({size} inputs, "
                            f"{int(np.prod(out))} outputs)")
-    zeros, cols = [np.zeros(a.shape) for a in e.args], []
+    zeros, cols = base if base is not None else [np.zeros(a.shape) for a in e.args], []
     for p in range(size):
         values = [z.copy() for z in zeros]
         values[k].flat[p] = 1.0

@@ -21,13 +21,13 @@ name written is a checked identifier; nothing the user wrote is evaluated.
 - Non-smooth atoms (abs, maximum/minimum, pos/neg, max/min, norm1, norm2 and p-norms,
   norm_inf, huber) are lowered exactly to abs, relu, sums, squares and square roots
   (bridge_nonsmooth.RULES), in the forms the composition certificate reads. Atoms with no
-  exact lowering here (UNSUPPORTED: sum_largest, lambda_max, ...) are rejected, as is any
-  atom without a rule.
+  exact lowering here (`refused.REFUSED`, each with its reason: sum_largest, lambda_max,
+  ...) are rejected, as is any atom without a rule.
 
-The formula is translated, not CVXPY's domain conventions: CVXPY's power(x, p) for p not
-an even integer is +inf at x < 0; declare x nonneg to say the same here. The exception:
-a PSD variable that log_det, tr_inv or matrix_frac reads directly is declared pd, since
-these atoms are finite only there (and the certificate reads inv(X) only for pd X).
+CVXPY's domains come with the formulas: an atom's own domain on a plain variable becomes
+that variable's declaration (`domains`: power(x, 3) makes x nonneg, log_det(X) makes X
+pd); a PSD variable that log_det, tr_inv or matrix_frac reads directly is declared pd,
+since these atoms are finite only there (and the certificate reads inv(X) only for pd X).
 """
 from __future__ import annotations
 
@@ -55,7 +55,6 @@ from convexcheck.bridge.atoms import (
     rel_entr,
     total,
     transpose,
-    unsupported,
 )
 from convexcheck.bridge.banded import banded
 from convexcheck.bridge.data import (
@@ -70,16 +69,15 @@ from convexcheck.bridge.data import (
 from convexcheck.bridge.domains import domain_words, merged
 from convexcheck.bridge.linear import index as _index
 from convexcheck.bridge.linear import linear as _linear
+from convexcheck.bridge.linear import linear_in_one
 from convexcheck.bridge.nonsmooth import RULES as NONSMOOTH_RULES
+from convexcheck.bridge.refused import REFUSED, refused
 from convexcheck.bridge.text import LETTERS, Node, entry, fit, full, times
 from convexcheck.problem.declarations import KEYWORDS, RESERVED
 from convexcheck.problem.model import Problem
 from convexcheck.problem.reader import ProblemError, load_problem
 from convexcheck.report import Report
 
-UNSUPPORTED = ("sum_largest", "sum_smallest", "lambda_max", "lambda_min", "lambda_sum_largest",
-              "lambda_sum_smallest", "sigma_max", "normNuc", "dotsort", "cummax", "ceil", "floor",
-              "sign", "length")
 SHARED = 1 << 16     # constants of at most this many entries that repeat share one parameter
 RELATIONS = {"Inequality": "<=", "Equality": "==", "Zero": "==", "NonNeg": ">=", "NonPos": "<="}
 
@@ -301,7 +299,7 @@ def _rule(e):
         if cls.__name__ in RULES:
             return RULES[cls.__name__]
     raise ProblemError(f"CVXPY atom {type(e).__name__} has no convexcheck translation; supported: "
-                       f"{', '.join(sorted(n for n, r in RULES.items() if r is not unsupported))}")
+                       f"{', '.join(sorted(n for n, r in RULES.items() if r is not refused))}")
 
 
 def _bounds_of(e) -> tuple:
@@ -346,7 +344,9 @@ RULES = {
     **{name: _linear for name in ("special_index", "reshape", "diag_vec", "diag_mat",
                                   "upper_tri", "cumsum", "Hstack", "Vstack", "Concatenate",
                                   "broadcast_to", "conj", "real")},
-    **{name: unsupported for name in UNSUPPORTED},
+    **{name: linear_in_one for name in ("conv", "convolve", "kron")},
+    **{name: lambda t, e, a: a for name in ("psd_wrap", "symmetric_wrap", "skew_symmetric_wrap")},
+    **{name: refused for name in REFUSED},
 }
 
 RULES.update(NONSMOOTH_RULES)
