@@ -34,6 +34,7 @@ from solvers.api import minimize
 from solvers.result import Status
 
 METHOD = "convexcheck"
+DUALS = ("Inequality", "Equality", "Zero", "NonNeg", "NonPos", "PSD")    # constraints whose duals are written
 
 
 def register(name: str = METHOD) -> None:
@@ -55,11 +56,11 @@ def solve(problem: Any, **options: Any) -> float:
     status = _status(cp, result.status)
     if status is None:
         raise cp.error.SolverError(f"convexcheck: {result.message}")
-    names = variables_of(problem)
+    names, labels = variables_of(problem)
     primal = {v.id: _shaped(result.x[name], v.shape) if status == cp.OPTIMAL else None
               for name, v in names.items()}
-    duals = {c.id: _shaped(result.multipliers[f"constraint {k}"], c.shape)
-             for k, c in enumerate(problem.constraints, 1) if f"constraint {k}" in result.multipliers}
+    duals = {c.id: _shaped(result.multipliers[labels[k]], c.shape) for k, c in enumerate(problem.constraints, 1)
+             if labels.get(k) in result.multipliers and type(c).__name__ in DUALS}
     value = {cp.OPTIMAL: result.fun, cp.INFEASIBLE: sign * np.inf, cp.UNBOUNDED: -sign * np.inf}[status]
     problem.unpack(cp.reductions.solution.Solution(status, value, primal, duals if status == cp.OPTIMAL else {}, {}))
     return problem.value

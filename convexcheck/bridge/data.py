@@ -61,11 +61,13 @@ def describe(e: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def leaf_attributes(e: Any, kind: str) -> list[str]:
+def leaf_attributes(e: Any, kind: str, entrywise: list | None = None) -> list[str]:
+    """The declaration words of a CVXPY leaf; bounds that differ by entry go to `entrywise`
+    as (op, array) where given (a problem's constraints), else are a ProblemError."""
     words = []
     for attr, value in e.attributes.items():
         if attr == "bounds" and value is not None:
-            words += _bounds(value, e.name())
+            words += _bounds(value, e.name(), entrywise)
         elif attr != "bounds" and value:
             if attr not in ATTRIBUTES:
                 raise ProblemError(f"{kind} {e.name()!r}: the CVXPY attribute {attr!r} has no counterpart "
@@ -74,15 +76,18 @@ def leaf_attributes(e: Any, kind: str) -> list[str]:
     return words
 
 
-def _bounds(bounds, name: str) -> list[str]:
+def _bounds(bounds, name: str, entrywise: list | None = None) -> list[str]:
     words = []
     for op, bound in zip((">=", "<="), bounds):
         arr = None if bound is None else _bound_value(bound, f"the bounds of {name!r}")
         if arr is None or np.all(arr == (-np.inf if op == ">=" else np.inf)):
             continue                                    # CVXPY writes an absent side as -inf / inf
+        if not np.all(arr == arr.flat[0]) and entrywise is not None:
+            entrywise.append((op, arr))                 # a constraint of the problem, entry by entry
+            continue
         if not np.all(arr == arr.flat[0]):
-            raise ProblemError(f"variable {name!r}: bounds that differ by entry are not supported; "
-                               f"give one number or add constraints")
+            raise ProblemError(f"variable {name!r}: bounds that differ by entry are supported in a problem (as "
+                               f"constraints), not in an expression; give one number or add constraints")
         words.append(f"{op} {number(arr.flat[0]).strip('()')}")
     return words
 

@@ -71,7 +71,7 @@ def _word(c: Any) -> tuple[Any, str | None]:
         if _zero(rhs) and _plain(lhs):
             return lhs, "nonpos"
     if kind == "PSD":
-        leaf = _plain_shifted(c.args[0])
+        leaf = plain_shifted(c.args[0])
         if leaf is not None:
             return leaf, "pd"
     return None, None
@@ -88,7 +88,7 @@ def _zero(e: Any) -> bool:
     return value is not None and not np.any(np.asarray(value.toarray() if hasattr(value, "toarray") else value))
 
 
-def _plain_shifted(e: Any) -> Any:
+def plain_shifted(e: Any) -> Any:
     """The variable of `X` or `X + 0` (how CVXPY writes `X >> 0`), else None."""
     if _plain(e):
         return e

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from convexcheck.analysis import analyze
+from convexcheck.bridge import cones
 from convexcheck.bridge.atoms import (
     applied,
     call,
@@ -103,11 +104,16 @@ def from_cvxpy(expr_or_problem: Any) -> tuple[Problem, dict[str, np.ndarray]]:
     if kept is not None:
         return kept.problem, kept.data()
     t = _Translator()
+    t.problem = isinstance(expr_or_problem, cp.Problem)
     if isinstance(expr_or_problem, cp.Problem):
         obj = expr_or_problem.objective
         sense = "maximize" if isinstance(obj, cp.Maximize) else "minimize"
         lines = [f"{sense} {t.scalar(t.node(obj.args[0]), 'the objective')}"]
-        cons = [t.constraint(c, k) for k, c in enumerate(expr_or_problem.constraints, 1)]
+        cons: list[str] = []
+        for k, c in enumerate(expr_or_problem.constraints, 1):
+            line, t.labels[k] = t.constraint(c, k, len(cons) + 1)
+            cons += [line] if line is not None else []
+        cons += t.bound_lines
         lines += ["subject to", *("  " + c for c in cons)] if cons else []
     elif isinstance(expr_or_problem, cp.Expression):
         lines = [f"expression {t.scalar(t.node(expr_or_problem), 'the expression')}"]
@@ -117,15 +123,17 @@ def from_cvxpy(expr_or_problem: Any) -> tuple[Problem, dict[str, np.ndarray]]:
     text = "\n".join(["# translated from CVXPY by convexcheck.from_cvxpy", *t.declarations(), *lines])
     problem = load_problem(text)
     if isinstance(expr_or_problem, cp.Problem):
-        _NAMES[expr_or_problem] = dict(t.variables)
+        _NAMES[expr_or_problem] = (dict(t.variables), dict(t.labels))
         if not t.baked:
             _KEPT[expr_or_problem] = _Kept.of(problem, t)
     return problem, dict(t.data)
 
 
-def variables_of(problem: Any) -> dict[str, Any]:
-    """The CVXPY Variables of a translated Problem by the names its translation gives them
-    (a CVXPY name that is not an identifier, or repeats, is renamed)."""
+def variables_of(problem: Any) -> tuple[dict[str, Any], dict[int, str]]:
+    """({name: CVXPY Variable}, {k: label}) of a translated Problem: its variables by the
+    names the translation gives them (a CVXPY name that is not an identifier, or repeats,
+    is renamed), and for its k-th constraint (from 1) the key of its multiplier in a
+    solve's result ("constraint j", or "cone of X" for a PSD constraint)."""
     if problem not in _NAMES:
         from_cvxpy(problem)
     return _NAMES[problem]
@@ -189,6 +197,9 @@ class _Translator:
         self.shared: dict[tuple, str] = {}          # (shape, dtype, digest) of a constant -> its parameter
         self.parameters: dict[str, tuple[Any, list]] = {}   # name -> (CVXPY Parameter, words)
         self.variables: dict[str, Any] = {}                # name -> CVXPY Variable
+        self.labels: dict[int, str] = {}                   # k-th CVXPY constraint -> its multiplier's key
+        self.problem = False                               # translating a Problem (not an expression)
+        self.bound_lines: list[str] = []                   # variables' bounds that differ by entry
         self.baked = False                          # whether the text depends on a parameter's value
 
     def node(self, e) -> Node:
@@ -211,16 +222,24 @@ class _Translator:
             raise ProblemError(f"{what} has shape {node.shape}; give a scalar (wrap it in cp.sum)")
         return f"sum({node.text})" if node.shape else node.text
 
-    def constraint(self, c, k: int) -> str:
-        rel = RELATIONS.get(type(c).__name__)
+    def constraint(self, c, k: int, row: int) -> tuple[str | None, str]:
+        """(line or None, the key of its multiplier) of the k-th CVXPY constraint, which
+        would be the row-th line (`cones`: a PSD one on a variable is its declaration)."""
+        kind = type(c).__name__
+        if kind == "PSD":
+            return cones.psd(self, c, row)
+        if kind == "SOC":
+            return cones.soc(self, c), f"constraint {row}"
+        rel = RELATIONS.get(kind)
         if rel is None:
-            raise ProblemError(f"constraint {k}: CVXPY {type(c).__name__} constraints are not supported; "
-                               f"convexcheck reads <=, >= and == between expressions")
+            raise ProblemError(f"constraint {k}: CVXPY {kind} constraints are not supported; convexcheck reads "
+                               f"<=, >=, == between expressions, X >> Y and SOC")
         lhs, rhs = [self.node(a) for a in c.args] + [Node("0", (), None, True)] * (2 - len(c.args))
         shape = tuple(np.broadcast_shapes(lhs.shape, rhs.shape))
         if int(np.prod(shape)) == 1:
-            return f"{self.scalar(lhs, f'constraint {k}')} {rel} {self.scalar(rhs, f'constraint {k}')}"
-        return f"{fit(lhs, shape)} - {fit(rhs, shape)} {rel} 0"
+            return f"{self.scalar(lhs, f'constraint {k}')} {rel} {self.scalar(rhs, f'constraint {k}')}", \
+                f"constraint {row}"
+        return f"{fit(lhs, shape)} - {fit(rhs, shape)} {rel} 0", f"constraint {row}"
 
     def declare(self, kind: str, key, name: str, shape, words, user: bool = False) -> str:
         """The identifier for `key`, declared on first use; a renamed user name is noted."""
@@ -246,8 +265,11 @@ class _Translator:
                 self.decls[name][2] = merged(self.decls[name][2], word)
 
     def leaf(self, e, kind: str) -> Node:
-        words = leaf_attributes(e, kind)
+        entrywise: list | None = [] if self.problem and kind == "variable" else None
+        words = leaf_attributes(e, kind, entrywise)
         name = self.declare(kind, (kind, e.id), e.name(), e.shape, words, user=True)
+        for op, bound in entrywise or []:           # bounds that differ by entry: constraints, after CVXPY's
+            self.bound_lines.append(f"{name} - {self.constant(_finite_bound(bound, name)).text} {op} 0")
         if kind == "parameter":
             self.parameters.setdefault(name, (e, words))
         else:
@@ -300,6 +322,15 @@ def _rule(e):
             return RULES[cls.__name__]
     raise ProblemError(f"CVXPY atom {type(e).__name__} has no convexcheck translation; supported: "
                        f"{', '.join(sorted(n for n, r in RULES.items() if r is not refused))}")
+
+
+def _finite_bound(bound: np.ndarray, name: str) -> np.ndarray:
+    """A bound that differs by entry, checked finite (an infinite entry beside finite ones
+    has no constraint row to stand for it)."""
+    if not np.all(np.isfinite(bound)):
+        raise ProblemError(f"variable {name!r}: bounds that differ by entry with infinite entries beside finite "
+                           f"ones are not supported; give finite bounds, or constraints on the bounded entries")
+    return bound
 
 
 def _bounds_of(e) -> tuple:

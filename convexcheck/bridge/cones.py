@@ -1,0 +1,54 @@
+"""CVXPY's cone constraints in the translation: `X >> Y` (PSD), `cp.SOC(t, x)`.
+
+A PSD constraint on a plain variable (`X >> 0`) is the variable's declaration (`psd`: the
+solvers keep it in the cone, the analysis samples inside it), no constraint line; on any
+other expression A, a fresh variable S declared psd with the line S - (A + A') / 2 == 0
+on the upper triangle (CVXPY constrains A's symmetric part; both sides are symmetric, and
+the lower triangle's rows would repeat the upper's). Its dual, as CVXPY reports it, is the multiplier
+of the cone ("cone of X", "cone of S"). `SOC(t, x)` is ||x||_2 <= t (per column or row with
+`axis`), written as the bridge writes 2-norms, sqrt(sum(x ^ 2)) - t <= 0, which the solvers
+treat as a second-order cone.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from convexcheck.bridge.domains import merged, plain_shifted
+from convexcheck.bridge.text import axis_sum, fit
+from convexcheck.problem.reader import ProblemError
+
+
+def psd(t: Any, c: Any, row: int) -> tuple[str | None, str]:
+    """(line or None, the label of its dual) for the PSD constraint c; `row`: the line's
+    number among the problem's constraint lines."""
+    arg = c.args[0]
+    if len(arg.shape) != 2 or arg.shape[0] != arg.shape[1]:
+        raise ProblemError(f"a PSD constraint needs a square matrix, not shape {tuple(arg.shape)}")
+    leaf = plain_shifted(arg)
+    if leaf is not None:
+        name = t.node(leaf).text
+        t.decls[name][2] = merged(t.decls[name][2], "psd")
+        return None, f"cone of {name}"
+    node = t.node(arg)
+    n = int(arg.shape[0])
+    name = t.declare("variable", ("psd", c.id), f"S{row}", arg.shape, ["psd"])
+    upper = np.zeros((n * (n + 1) // 2, n, n))             # the rows of the upper triangle: independent ones
+    i, j = np.triu_indices(n)
+    upper[np.arange(i.size), i, j] = 1.0
+    rows = t.constant(upper).text
+    return (f"{rows} *(kij,ij->k) ({name} - (({node.text} + ({node.text} *(ij,->ji) 1)) / 2)) == 0",
+            f"cone of {name}")
+
+
+def soc(t: Any, c: Any) -> str:
+    """The line of `cp.SOC(t, x, axis)`: ||x|| <= t per cone."""
+    bound, x = c.args[0], c.args[1]
+    node, top = t.node(x), t.node(bound)
+    axis = c.axis if len(x.shape) > 1 else None
+    norms = f"sqrt({axis_sum(f'({node.text} ^ 2)', node.shape, axis)})"
+    shape = tuple(bound.shape)
+    if not shape or all(d == 1 for d in shape):
+        return f"{norms} - {t.scalar(top, 'the bound of a SOC constraint')} <= 0"
+    return f"{norms} - {fit(top, shape)} <= 0"
