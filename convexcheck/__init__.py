@@ -20,6 +20,7 @@ from convexcheck.api import analyze
 from convexcheck.bridge.translate import analyze_cvxpy, from_cvxpy
 from convexcheck.budget import Budget
 from convexcheck.composition.classify import classify
+from convexcheck.explain import Explanation, explain
 from convexcheck.hessian.certificate import Certificate
 from convexcheck.hessian.certificate import certify as certify_hessian
 from convexcheck.problem.model import Attributes, Declaration, Part, Problem
@@ -27,4 +28,5 @@ from convexcheck.problem.reader import ProblemError, load_problem
 from convexcheck.report import Report
 
 __all__ = ["analyze", "Budget", "load_problem", "classify", "certify_hessian", "Certificate", "Problem", "Part",
-           "Declaration", "Attributes", "Report", "ProblemError", "from_cvxpy", "analyze_cvxpy"]
+           "Declaration", "Attributes", "Report", "ProblemError", "from_cvxpy", "analyze_cvxpy", "explain",
+           "Explanation"]

@@ -46,7 +46,8 @@ LAYERS = {
         ["convexcheck.report"],
         ["convexcheck.analysis"],
         ["convexcheck.bridge"],
-        ["convexcheck", "convexcheck.api", "convexcheck.cli", "convexcheck.__main__"],
+        ["convexcheck", "convexcheck.api", "convexcheck.cli", "convexcheck.__main__", "convexcheck.explain",
+         "convexcheck.spellings"],
     ],
     "solvers": [
         # The result (statuses, SciPy's OptimizeResult) and the contract of the objectives.
