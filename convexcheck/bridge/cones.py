@@ -7,7 +7,10 @@ on the upper triangle (CVXPY constrains A's symmetric part; both sides are symme
 the lower triangle's rows would repeat the upper's). Its dual, as CVXPY reports it, is the multiplier
 of the cone ("cone of X", "cone of S"). `SOC(t, x)` is ||x||_2 <= t (per column or row with
 `axis`), written as the bridge writes 2-norms, sqrt(sum(x ^ 2)) - t <= 0, which the solvers
-treat as a second-order cone.
+treat as a second-order cone. `ExpCone(x, y, z)` is y exp(x / y) <= z entrywise (a
+perspective of exp, y > 0: a plain y is declared pos), `PowCone3D(x, y, z, alpha)` is
+|z| <= x^alpha y^(1 - alpha) written exp(alpha log x + (1 - alpha) log y) (x, y > 0; plain
+ones declared pos): the interiors of CVXPY's cones, whose closures CVXPY solves on.
 """
 from __future__ import annotations
 
@@ -52,3 +55,38 @@ def soc(t: Any, c: Any) -> str:
     if not shape or all(d == 1 for d in shape):
         return f"{norms} - {t.scalar(top, 'the bound of a SOC constraint')} <= 0"
     return f"{norms} - {fit(top, shape)} <= 0"
+
+
+def exp_cone(t: Any, c: Any) -> str:
+    """The line of `ExpCone(x, y, z)`: y exp(x / y) - z <= 0 entrywise."""
+    x, y, z = (t.node(a) for a in c.args)
+    _positive(t, c.args[1])
+    shape = tuple(c.args[2].shape)
+    times = "*" if not shape else f"*({_letters(shape)},{_letters(shape)}->{_letters(shape)})"
+    return f"({fit(y, shape)} {times} exp({fit(x, shape)} / {fit(y, shape)})) - {fit(z, shape)} <= 0"
+
+
+def pow_cone(t: Any, c: Any) -> str:
+    """The line of `PowCone3D(x, y, z, alpha)`: |z| - x^alpha y^(1 - alpha) <= 0 entrywise."""
+    x, y, z = (t.node(a) for a in c.args[:3])
+    alpha = np.asarray(c.alpha.value, dtype=float).reshape(-1)
+    if c.alpha.parameters() or not np.all(alpha == alpha[0]) or not 0 < alpha[0] < 1:
+        raise ProblemError("PowCone3D: give one number alpha in (0, 1) for every cone (the certificate reads "
+                           "its weights as numbers)")
+    for arg in c.args[:2]:
+        _positive(t, arg)
+    shape, a = tuple(c.args[2].shape), float(alpha[0])
+    inner = f"{a!r} * log({fit(x, shape)}) + {1.0 - a!r} * log({fit(y, shape)})"
+    return f"abs({fit(z, shape)}) - exp({inner}) <= 0"
+
+
+def _positive(t: Any, arg: Any) -> None:
+    """A plain variable a cone needs positive declared pos (CVXPY's cone: its closure)."""
+    leaf = plain_shifted(arg)
+    if leaf is not None and type(leaf).__name__ == "Variable":
+        name = t.node(leaf).text
+        t.decls[name][2] = merged(t.decls[name][2], "pos")
+
+
+def _letters(shape: tuple) -> str:
+    return "ijklmnopqrstuvwxyz"[:len(shape)]

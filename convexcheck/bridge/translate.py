@@ -81,6 +81,7 @@ from convexcheck.report import Report
 
 SHARED = 1 << 16     # constants of at most this many entries that repeat share one parameter
 RELATIONS = {"Inequality": "<=", "Equality": "==", "Zero": "==", "NonNeg": ">=", "NonPos": "<="}
+CONES = {"SOC": cones.soc, "ExpCone": cones.exp_cone, "PowCone3D": cones.pow_cone}   # a row each
 
 
 def from_cvxpy(expr_or_problem: Any) -> tuple[Problem, dict[str, np.ndarray]]:
@@ -228,12 +229,12 @@ class _Translator:
         kind = type(c).__name__
         if kind == "PSD":
             return cones.psd(self, c, row)
-        if kind == "SOC":
-            return cones.soc(self, c), f"constraint {row}"
+        if kind in CONES:
+            return CONES[kind](self, c), f"constraint {row}"
         rel = RELATIONS.get(kind)
         if rel is None:
             raise ProblemError(f"constraint {k}: CVXPY {kind} constraints are not supported; convexcheck reads "
-                               f"<=, >=, == between expressions, X >> Y and SOC")
+                               f"<=, >=, == between expressions, X >> Y, SOC, ExpCone and PowCone3D")
         lhs, rhs = [self.node(a) for a in c.args] + [Node("0", (), None, True)] * (2 - len(c.args))
         shape = tuple(np.broadcast_shapes(lhs.shape, rhs.shape))
         if int(np.prod(shape)) == 1:

@@ -201,8 +201,8 @@ def test_non_smooth_models_are_proven_convex(name):
     (lambda v: cp.pnorm(v, 0.5), "pnorm with p = 0.5 is not supported"),
     (lambda v: cp.geo_mean(v + 1, [1, 2, 3]), "geo_mean with unequal weights is supported of a variable"),
     (lambda v: cp.geo_mean(cp.Variable((2, 2), pos=True)), "geo_mean along an axis or of a matrix"),
-    (lambda v: cp.Problem(cp.Minimize(cp.sum(v)), [cp.constraints.ExpCone(v[0], v[1], v[2])]),
-     "constraint 1: CVXPY ExpCone constraints are not supported"),
+    (lambda v: cp.Problem(cp.Minimize(cp.sum(v)), [cp.constraints.FiniteSet(v, [1.0, 2.0])]),
+     "constraint 1: CVXPY FiniteSet constraints are not supported"),
     (lambda v: v, r"the expression has shape \(3,\); give a scalar"),
     (lambda v: cp.sum(cp.Variable(3, integer=True)), "attribute 'integer' has no counterpart"),
 ])

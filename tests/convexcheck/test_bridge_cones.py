@@ -76,3 +76,19 @@ def test_an_lmi_on_an_expression_is_a_psd_variable_tied_to_its_symmetric_part():
     assert "variable S1[3, 3] psd" in translated.text
     assert "*(kij,ij->k) (S1 - " in translated.text and translated.text.count("== 0") == 1
     assert convexcheck.analyze(problem, samples=5).verdict == "convex"
+
+
+def test_exponential_and_power_cones_solve_as_cvxpy_does():
+    x, y, z = cp.Variable(3, name="x"), cp.Variable(3, name="y"), cp.Variable(3, name="z")
+    exp_cone = cp.Problem(cp.Minimize(cp.sum(z) + cp.sum_squares(x - 1) + cp.sum_squares(y - 2)),
+                          [cp.constraints.ExpCone(x, y, z)])
+    assert "variable y[3] pos" in convexcheck.from_cvxpy(exp_cone)[0].text
+    reference = exp_cone.solve(**TIGHT)
+    assert exp_cone.solve(method="convexcheck") == pytest.approx(reference, rel=1e-7)
+    a, b, c = cp.Variable(2, name="a"), cp.Variable(2, name="b"), cp.Variable(2, name="c")
+    pow_cone = cp.Problem(cp.Maximize(cp.sum(c) - cp.sum_squares(a) - cp.sum_squares(b)),
+                          [cp.constraints.PowCone3D(a, b, c, 0.3)])
+    reference = pow_cone.solve(**TIGHT)
+    assert pow_cone.solve(method="convexcheck") == pytest.approx(reference, rel=1e-7)
+    with pytest.raises(convexcheck.ProblemError, match="give one number alpha"):
+        convexcheck.from_cvxpy(cp.Problem(cp.Maximize(cp.sum(c)), [cp.constraints.PowCone3D(a, b, c, [0.3, 0.6])]))
