@@ -13,6 +13,7 @@ subexpression.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -68,12 +69,30 @@ def leaf_attributes(e: Any, kind: str, entrywise: list | None = None) -> list[st
     for attr, value in e.attributes.items():
         if attr == "bounds" and value is not None:
             words += _bounds(value, e.name(), entrywise)
+        elif attr in RELAXED and value:
+            words += _relaxed(e, attr, kind)
         elif attr != "bounds" and value:
             if attr not in ATTRIBUTES:
                 raise ProblemError(f"{kind} {e.name()!r}: the CVXPY attribute {attr!r} has no counterpart "
                                    f"in convexcheck (supported: {', '.join(ATTRIBUTES)}, scalar bounds)")
             words.append(ATTRIBUTES[attr])
     return words
+
+
+class RelaxationWarning(UserWarning):
+    """An integer or boolean CVXPY variable translated as its continuous relaxation."""
+
+
+RELAXED = ("integer", "boolean")
+
+
+def _relaxed(e: Any, attr: str, kind: str) -> list[str]:
+    """The words of a relaxed integer (none) or boolean (0 <= x <= 1) variable, with a warning:
+    convexcheck proves and solves the continuous relaxation, a bound on the mixed-integer problem."""
+    warnings.warn(f"{kind} {e.name()!r} is {attr} in CVXPY; convexcheck analyses and solves its continuous "
+                  f"relaxation ({'0 <= x <= 1' if attr == 'boolean' else 'real values'}), whose optimum bounds "
+                  f"the mixed-integer one", RelaxationWarning, stacklevel=2)
+    return [">= 0", "<= 1"] if attr == "boolean" else []
 
 
 def _bounds(bounds, name: str, entrywise: list | None = None) -> list[str]:

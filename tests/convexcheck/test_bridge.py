@@ -204,7 +204,6 @@ def test_non_smooth_models_are_proven_convex(name):
     (lambda v: cp.Problem(cp.Minimize(cp.sum(v)), [cp.constraints.FiniteSet(v, [1.0, 2.0])]),
      "constraint 1: CVXPY FiniteSet constraints are not supported"),
     (lambda v: v, r"the expression has shape \(3,\); give a scalar"),
-    (lambda v: cp.sum(cp.Variable(3, integer=True)), "attribute 'integer' has no counterpart"),
 ])
 def test_rejections_name_the_atom(build, match):
     with pytest.raises(convexcheck.ProblemError, match=match):
@@ -250,3 +249,12 @@ def test_repeated_constants_share_one_parameter():
     shapes = sorted(np.shape(v) for v in data.values())
     assert shapes == [(2,), (2,), (2, 2)]
     assert sum(1 for v in data.values() if np.array_equal(v, A)) == 1
+
+
+def test_integer_and_boolean_variables_are_relaxed_with_a_warning():
+    from convexcheck.bridge.data import RelaxationWarning
+    n, b = cp.Variable(2, integer=True, name="n"), cp.Variable(2, boolean=True, name="b")
+    problem = cp.Problem(cp.Minimize(cp.sum_squares(n - 0.4) + cp.sum(b)), [cp.sum(b) >= 0.5])
+    with pytest.warns(RelaxationWarning, match="continuous relaxation"):
+        translated, _ = convexcheck.from_cvxpy(problem)
+    assert "variable n[2]\n" in translated.text and "variable b[2] >= 0 <= 1" in translated.text
