@@ -74,7 +74,7 @@ def quad_form(t: Any, e: Any, x: Node, p: Node) -> Node:
 def quad_over_lin(t: Any, e: Any, x: Node, y: Node) -> Node:
     if e.get_data()[0] is not None:
         raise ProblemError("quad_over_lin with an axis is not supported; give axis=None")
-    return Node(f"({axis_sum(f'({x.text} ^ 2)', x.shape, None)} / {scalar(y)})", ())
+    return Node(f"({axis_sum(f'({x.text} ^ 2)', x.shape, None)} / {entry(y)})", ())
 
 
 def rel_entr(t: Any, e: Any, x: Node, y: Node, kl: bool = False) -> Node:

@@ -7,7 +7,8 @@ domain (x log(x / y) is finite for x, y < 0 too; x^3 for every x), where it may 
 nonconvex: an analysis of the formula would report "nonconvex" with a witness outside the
 domain CVXPY meant, on a problem CVXPY calls DCP. So the atom's own domain constraints
 (CVXPY's `_domain`, not its arguments': each node adds its own) that bound one plain
-variable become that variable's attributes: `0 <= x` is `nonneg`, `X >> 0` is `pd`.
+variable become that variable's attributes: `0 <= x` is `nonneg`, `X >> 0` is `pd`; bounds
+on entries of one (`quad_over_lin(x[i], y[i])` for every i) do once they cover every entry.
 Where the translated formula is finite only inside (x log(x / y) at x = 0, inv(A) at a
 singular A), the word is the strict one (`pos`, `pd`): the interior, whose closure is
 CVXPY's domain. A constraint on an expression (`kl_div(x + 1, y)`) is not a declaration
@@ -29,9 +30,10 @@ STRONGER = {"nonneg": "pos", "nonpos": "neg"}
 DEFINITE = ("pd", "psd", "nd", "nsd")
 
 
-def domain_words(e: Any) -> list[tuple[Any, str]]:
-    """(plain CVXPY Variable, attribute word) for each of the atom e's own domain
-    constraints that bounds one plain variable (see the module docstring)."""
+def domain_words(e: Any) -> list[tuple[Any, str, frozenset | None]]:
+    """(plain CVXPY Variable, attribute word, its entries) for each of the atom e's own
+    domain constraints that bounds one plain variable or entries of one (`y[i]`: the flat
+    entries, C order; None: all of them). See the module docstring."""
     own = getattr(e, "_domain", None)
     if own is None:
         return []
@@ -41,9 +43,9 @@ def domain_words(e: Any) -> list[tuple[Any, str]]:
         return []
     strict = type(e).__name__ in STRICT
     out = []
-    for leaf, word in (_word(c) for c in constraints):
+    for leaf, word, entries in (_word(c) for c in constraints):
         if leaf is not None and word is not None:
-            out.append((leaf, STRONGER.get(word, word) if strict else word))
+            out.append((leaf, STRONGER.get(word, word) if strict else word, entries))
     return out
 
 
@@ -62,19 +64,33 @@ def merged(words: list[str], word: str) -> list[str]:
     return [w for w in words if w != "symmetric"] + [word]
 
 
-def _word(c: Any) -> tuple[Any, str | None]:
+def _word(c: Any) -> tuple[Any, str | None, frozenset | None]:
     kind = type(c).__name__
     if kind == "Inequality":                                # lhs <= rhs
         lhs, rhs = c.args
-        if _zero(lhs) and _plain(rhs):
-            return rhs, "nonneg"
-        if _zero(rhs) and _plain(lhs):
-            return lhs, "nonpos"
+        for zero, side, word in ((lhs, rhs, "nonneg"), (rhs, lhs, "nonpos")):
+            if _zero(zero) and _plain(side):
+                return side, word, None
+            if _zero(zero) and (found := _entries(side)) is not None:
+                return found[0], word, found[1]
     if kind == "PSD":
         leaf = plain_shifted(c.args[0])
         if leaf is not None:
-            return leaf, "pd"
-    return None, None
+            return leaf, "pd", None
+    return None, None, None
+
+
+def _entries(e: Any) -> tuple[Any, frozenset] | None:
+    """(variable, the flat entries it picks) of an index of a plain variable (`y[i]`,
+    `y[2:5]`), else None."""
+    if type(e).__name__ != "index" or not _plain(e.args[0]):
+        return None
+    from convexcheck.bridge.linear import positions
+    picked = positions(e, 0)
+    if picked is None:
+        return None
+    flat = picked.reshape(-1)
+    return e.args[0], frozenset(int(k) - 1 for k in flat[flat > 0])
 
 
 def _plain(e: Any) -> bool:

@@ -200,6 +200,7 @@ class _Translator:
         self.variables: dict[str, Any] = {}                # name -> CVXPY Variable
         self.labels: dict[int, str] = {}                   # k-th CVXPY constraint -> its multiplier's key
         self.problem = False                               # translating a Problem (not an expression)
+        self.covered: dict[tuple[str, str], set] = {}      # (variable, domain word) -> its entries with it
         self.bound_lines: list[str] = []                   # variables' bounds that differ by entry
         self.baked = False                          # whether the text depends on a parameter's value
 
@@ -259,11 +260,18 @@ class _Translator:
         decl[2] = ["pd" if w == "psd" else w for w in decl[2]]
 
     def domain(self, e) -> None:
-        """CVXPY's own domain of the atom e on plain variables, as their attributes (`domains`)."""
-        for leaf, word in domain_words(e):
+        """CVXPY's own domain of the atom e on plain variables, as their attributes (`domains`);
+        a domain on entries of one counts once every entry has it."""
+        for leaf, word, entries in domain_words(e):
             name = self.names.get(("variable", leaf.id))
-            if name is not None:
-                self.decls[name][2] = merged(self.decls[name][2], word)
+            if name is None:
+                continue
+            if entries is not None:
+                covered = self.covered.setdefault((name, word), set())
+                covered |= entries
+                if len(covered) < leaf.size:
+                    continue
+            self.decls[name][2] = merged(self.decls[name][2], word)
 
     def leaf(self, e, kind: str) -> Node:
         entrywise: list | None = [] if self.problem and kind == "variable" else None

@@ -93,10 +93,11 @@ def solve(ip: Interior, y0: Array, max_iter: int, sign: float = 1.0) -> Result:
 def _loop(ip: Interior, st: State, pt: Point, max_iter: int, sign: float, clock: Clock,
           history: list[Iteration]) -> Result:
     opts = ip.opts
+    start = objective_size(ip.xp, pt.f, pt.g, st.y) if finite(ip, pt) else 0.0
     for k in range(max_iter + 1):
         it = _record(ip, st, pt, k, sign)
         history.append(it)
-        status, message = _stop(ip, st, pt, it, k, max_iter, history[0].f * sign)
+        status, message = _stop(ip, st, pt, it, k, max_iter, history[0].f * sign, start)
         if status is None:
             found = _iterate(ip, st, pt, it, clock)
             status, (st, pt) = (Status.LINE_SEARCH_FAILED, (st, pt)) if found is None else (None, found)
@@ -116,18 +117,22 @@ def _record(ip: Interior, st: State, pt: Point, k: int, sign: float) -> Iteratio
     return Iteration(k, sign * pt.f, stat, kkt=max(stat, viol, comp), violation=viol)
 
 
-def gap_needed(xp: ArrayModule, tol: float, f: float, g: Array, y: Array) -> float:
+def gap_needed(xp: ArrayModule, tol: float, f: float, g: Array, y: Array, start: float = 0.0) -> float:
     """The duality gap the stop asks for: max(tol, GAP (1 + |f|)) times the objective's
-    size near y (`linalg.objective_size`: an LP whose costs are 1e-9 is solved to 1e-10
-    of its own scale, not to 1e-12 absolute)."""
-    return max(tol, GAP * (1 + abs(f))) * objective_size(xp, f, g, y)
+    size (`linalg.objective_size`: an LP whose costs are 1e-9 is solved to 1e-10 of its own
+    scale, not to 1e-12 absolute), the larger of its size near y and `start`, its size at
+    the start: an objective whose value and gradient vanish at its optimum (a divergence
+    from a reachable target) is not of tiny scale there, and a gap scaled by its size at y
+    would shrink with it, out of reach (kl_div(p, q) at p = q: 100 iterations at gap 1e-17)."""
+    return max(tol, GAP * (1 + abs(f))) * max(start, objective_size(xp, f, g, y))
 
 
 def _stop(ip: Interior, st: State, pt: Point, it: Iteration, k: int, max_iter: int,
-          f0: float) -> tuple[Status | None, str | None]:
-    """(status, its message where not the table's) or (None, None) to go on; f0: f at the start."""
+          f0: float, start: float) -> tuple[Status | None, str | None]:
+    """(status, its message where not the table's) or (None, None) to go on; f0: f at the
+    start, `start` the objective's size there (`gap_needed`)."""
     if (it.gmax <= ip.gtol and it.violation <= VIOLATION * ip.gtol
-            and ip.gap(st) <= gap_needed(ip.xp, ip.tol, pt.f, pt.g, st.y)):
+            and ip.gap(st) <= gap_needed(ip.xp, ip.tol, pt.f, pt.g, st.y, start)):
         return Status.CONVERGED, None
     if k == max_iter:
         return Status.ITERATION_LIMIT, None

@@ -44,6 +44,7 @@ from solvers.constrained.interior import Interior, State
 from solvers.constrained.pathfollow import FAR, VIOLATION, Result, callback_stops, gap_needed, run_off
 from solvers.constrained.qpsystem import Data, Direction, Iterate, Method, Residuals
 from solvers.methods.history import HEADER, Iteration, row
+from solvers.numerics.linalg import objective_size
 from solvers.objective.constraints import affine_in
 from solvers.objective.smooth import Objective
 from solvers.result import Family, Status, status_message
@@ -197,12 +198,14 @@ def _loop(ip: Interior, mth: Method, it: Iterate, max_iter: int, sign: float,
           history: list[Iteration]) -> Result | None:
     xp, qp, opts = ip.xp, mth.qp, ip.opts
     first = math.nan                                              # f at the first iterate (set at k = 0)
+    start = 0.0                                                   # the objective's size there (`gap_needed`)
     pairs = max(mth.m + mth.soc.count + mth.psd.degree, 1)
     for k in range(max_iter + 1):
         Hy = qp.hy(xp, it.y)
         r = mth.residuals(it, Hy)
         f = qp.value(xp, it.y, Hy)
-        need = gap_needed(xp, ip.tol, f, Hy + qp.q, it.y)         # the gap the stop asks for
+        start = objective_size(xp, f, Hy + qp.q, it.y) if k == 0 else start
+        need = gap_needed(xp, ip.tol, f, Hy + qp.q, it.y, start)  # the gap the stop asks for
         first = f if k == 0 else first
         status, record = _check(ip, mth, it, f, need, r.d, k, max_iter, sign)
         message = None
