@@ -67,7 +67,7 @@ from convexcheck.bridge.data import (
     onto_cones,
     value_of,
 )
-from convexcheck.bridge.domains import domain_words, merged
+from convexcheck.bridge.domains import SIGNS, domain_words, merged
 from convexcheck.bridge.linear import index as _index
 from convexcheck.bridge.linear import linear as _linear
 from convexcheck.bridge.linear import linear_in_one
@@ -285,8 +285,20 @@ class _Translator:
             self.variables.setdefault(name, e)
         if kind == "parameter" and e.value is not None:
             self.data[name] = onto_cones(value_of(e, f"parameter {name!r}"), words)
+            self._signed(name, words)
         self.baked |= kind == "variable" and any(b is not None and b.parameters() for b in _bounds_of(e))
         return Node(name, tuple(e.shape))
+
+    def _signed(self, name: str, words: list) -> None:
+        """A parameter declared without a sign takes the sign its value has (p @ sqrt(x) with
+        p >= 0 entrywise is concave); the text then depends on the value, so the translation
+        is not kept for a re-solve (`baked`), whose new value is read again."""
+        if any(w in SIGNS for w in words):
+            return
+        sign = next((w for w in constant_attributes(self.data[name])[0] if w in SIGNS), None)
+        if sign is not None:
+            self.decls[name][2] = self.decls[name][2] + [sign]
+            self.baked = True
 
     def constant(self, value, broadcast: bool = False) -> Node:
         """A number inline (also a Promote's uniform array); other data a fresh parameter."""

@@ -82,3 +82,14 @@ def test_kl_divergence_problem_solves_as_cvxpy_does():
     reference = problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
     assert r.success, r.message
     assert r.fun == pytest.approx(reference, rel=1e-7, abs=1e-9)
+
+
+def test_a_parameter_without_a_sign_takes_its_values_sign_and_is_read_again():
+    x = cp.Variable(3, name="x")
+    p = cp.Parameter(3, name="p", value=np.array([1.0, 2.0, 0.5]))
+    problem = cp.Problem(cp.Maximize(p @ cp.sqrt(x)), [cp.sum(x) <= 1])
+    report = convexcheck.analyze(problem, samples=5)
+    assert "parameter p[3] pos" in report.problem.text and report.verdict == "convex"
+    p.value = np.array([1.0, -2.0, 0.5])                  # the translation was not kept: read again
+    assert "parameter p[3]\n" in convexcheck.from_cvxpy(problem)[0].text
+    assert convexcheck.analyze(problem, samples=5).verdict != "convex"
