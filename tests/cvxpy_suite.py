@@ -1,5 +1,5 @@
-"""A suite of CVXPY problems as users write them (issue 27): the 78 problems of
-`benchmarks/real_cases.py` (LPs to small SDPs, in the shapes of CVXPY's examples) and the
+"""A suite of CVXPY problems as users write them (issue 27): the 66 small problems of
+`benchmarks/real_cases.py` (LPs to small SDPs, in the shapes of CVXPY's examples) and the 56
 problems below, which reach what those do not: atoms with CVXPY domains, the cone
 constraints, linear atoms, column variables, entries broadcast against columns, bounds that
 differ by entry, and problems DCP rejects that are convex. `SUITE` maps a name to
