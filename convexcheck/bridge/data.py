@@ -111,6 +111,15 @@ def _bounds(bounds, name: str, entrywise: list | None = None) -> list[str]:
     return words
 
 
+def finite_bound(bound: np.ndarray, name: str) -> np.ndarray:
+    """A bound that differs by entry (a constraint of the problem), checked finite: an
+    infinite entry beside finite ones has no constraint row to stand for it."""
+    if not np.all(np.isfinite(bound)):
+        raise ProblemError(f"variable {name!r}: bounds that differ by entry with infinite entries beside finite "
+                           f"ones are not supported; give finite bounds, or constraints on the bounded entries")
+    return bound
+
+
 def _bound_value(bound: Any, what: str) -> np.ndarray:
     """A bound's value: finite numbers, or an infinity that stands for no bound."""
     with np.errstate(all="ignore"):

@@ -62,6 +62,7 @@ from convexcheck.bridge.data import (
     Subexpression,
     as_array,
     constant_attributes,
+    finite_bound,
     leaf_attributes,
     number,
     onto_cones,
@@ -278,7 +279,7 @@ class _Translator:
         words = leaf_attributes(e, kind, entrywise)
         name = self.declare(kind, (kind, e.id), e.name(), e.shape, words, user=True)
         for op, bound in entrywise or []:           # bounds that differ by entry: constraints, after CVXPY's
-            self.bound_lines.append(f"{name} - {self.constant(_finite_bound(bound, name)).text} {op} 0")
+            self.bound_lines.append(f"{name} - {self.constant(finite_bound(bound, name)).text} {op} 0")
         if kind == "parameter":
             self.parameters.setdefault(name, (e, words))
         else:
@@ -343,15 +344,6 @@ def _rule(e):
             return RULES[cls.__name__]
     raise ProblemError(f"CVXPY atom {type(e).__name__} has no convexcheck translation; supported: "
                        f"{', '.join(sorted(n for n, r in RULES.items() if r is not refused))}")
-
-
-def _finite_bound(bound: np.ndarray, name: str) -> np.ndarray:
-    """A bound that differs by entry, checked finite (an infinite entry beside finite ones
-    has no constraint row to stand for it)."""
-    if not np.all(np.isfinite(bound)):
-        raise ProblemError(f"variable {name!r}: bounds that differ by entry with infinite entries beside finite "
-                           f"ones are not supported; give finite bounds, or constraints on the bounded entries")
-    return bound
 
 
 def _bounds_of(e) -> tuple:
