@@ -11,14 +11,17 @@ from convexcheck.problem.reader import ProblemError
 
 EPIGRAPH = ("a convex function of the largest entries or eigenvalues, which needs an epigraph variable or a "
             "semidefinite cone to lower and has no smooth formula; not lowered yet")
+LIFTED = ("a function of the largest entries or eigenvalues with no formula, lowered by its epigraph (a fresh "
+          "variable) only in a problem CVXPY calls DCP, where that is exact; not in an expression or a problem "
+          "DCP rejects")
 QUASI = "quasiconvex or piecewise constant (CVXPY's DQCP, qcp=True): no convexity for the solvers to use"
 GEOMETRIC = "an atom of geometric programming (CVXPY's DGP, gp=True): log-log curvature, not convexity"
 COMPLEX = "complex-valued: convexcheck reads real data and variables"
 MATRIX = "a function of a matrix's eigenvalues beyond log det and trace inverse: not in the language"
 
 REFUSED = {
-    "sum_largest": EPIGRAPH, "sum_smallest": EPIGRAPH, "dotsort": EPIGRAPH, "cummax": EPIGRAPH,
-    "lambda_max": EPIGRAPH, "lambda_min": EPIGRAPH, "lambda_sum_largest": EPIGRAPH,
+    "sum_largest": LIFTED, "sum_smallest": LIFTED, "dotsort": EPIGRAPH, "cummax": LIFTED,
+    "lambda_max": LIFTED, "lambda_min": LIFTED, "lambda_sum_largest": EPIGRAPH,
     "lambda_sum_smallest": EPIGRAPH, "sigma_max": EPIGRAPH, "normNuc": EPIGRAPH,
     "ceil": QUASI, "floor": QUASI, "sign": QUASI, "length": QUASI, "dist_ratio": QUASI,
     "condition_number": QUASI, "gen_lambda_max": QUASI,

@@ -69,6 +69,7 @@ from convexcheck.bridge.data import (
     value_of,
 )
 from convexcheck.bridge.domains import SIGNS, domain_words, merged
+from convexcheck.bridge.epigraphs import RULES as EPIGRAPH_RULES
 from convexcheck.bridge.linear import index as _index
 from convexcheck.bridge.linear import linear as _linear
 from convexcheck.bridge.linear import linear_in_one
@@ -107,6 +108,7 @@ def from_cvxpy(expr_or_problem: Any) -> tuple[Problem, dict[str, np.ndarray]]:
         return kept.problem, kept.data()
     t = _Translator()
     t.problem = isinstance(expr_or_problem, cp.Problem)
+    t.lifting = t.problem and expr_or_problem.is_dcp()
     if isinstance(expr_or_problem, cp.Problem):
         obj = expr_or_problem.objective
         sense = "maximize" if isinstance(obj, cp.Maximize) else "minimize"
@@ -201,6 +203,7 @@ class _Translator:
         self.variables: dict[str, Any] = {}                # name -> CVXPY Variable
         self.labels: dict[int, str] = {}                   # k-th CVXPY constraint -> its multiplier's key
         self.problem = False                               # translating a Problem (not an expression)
+        self.lifting = False                               # a DCP problem: epigraph atoms may add variables
         self.covered: dict[tuple[str, str], set] = {}      # (variable, domain word) -> its entries with it
         self.bound_lines: list[str] = []                   # variables' bounds that differ by entry
         self.baked = False                          # whether the text depends on a parameter's value
@@ -394,3 +397,4 @@ RULES = {
 }
 
 RULES.update(NONSMOOTH_RULES)
+RULES.update(EPIGRAPH_RULES)
