@@ -20,7 +20,7 @@ from convexcheck.api import analyze
 from convexcheck.bridge.translate import analyze_cvxpy, from_cvxpy
 from convexcheck.budget import Budget
 from convexcheck.composition.classify import classify
-from convexcheck.explain import Explanation, explain
+from convexcheck.explanation import Explanation, explain
 from convexcheck.hessian.certificate import Certificate
 from convexcheck.hessian.certificate import certify as certify_hessian
 from convexcheck.problem.model import Attributes, Declaration, Part, Problem

@@ -46,7 +46,7 @@ LAYERS = {
         ["convexcheck.report"],
         ["convexcheck.analysis"],
         ["convexcheck.bridge"],
-        ["convexcheck", "convexcheck.api", "convexcheck.cli", "convexcheck.__main__", "convexcheck.explain",
+        ["convexcheck", "convexcheck.api", "convexcheck.cli", "convexcheck.__main__", "convexcheck.explanation",
          "convexcheck.spellings"],
     ],
     "solvers": [
