@@ -50,9 +50,12 @@ def domain_words(e: Any) -> list[tuple[Any, str, frozenset | None]]:
 
 
 def merged(words: list[str], word: str) -> list[str]:
-    """The declaration's words with `word` added where it says more and contradicts nothing."""
+    """The declaration's words with `word` added where it says more and contradicts nothing.
+    A numeric bound on the side the sign bounds gives way where the sign is tighter
+    (`>= -1` and nonneg: x >= 0, CVXPY's domain intersected with the bounds); bounds that
+    contradict the sign are left as the author wrote them."""
     if any(w.startswith((">", "<")) for w in words):
-        return words                                        # numeric bounds: as the author wrote them
+        return _bounded(words, word)
     if word in SIGNS:
         present = [w for w in words if w in SIGNS]
         if not present:
@@ -62,6 +65,36 @@ def merged(words: list[str], word: str) -> list[str]:
     if present:
         return ["pd" if w == "psd" and word == "pd" else w for w in words]
     return [w for w in words if w != "symmetric"] + [word]
+
+
+def _bounded(words: list[str], word: str) -> list[str]:
+    """`merged` for a declaration with numeric bounds: the sign replaces a looser bound on
+    its side; anything else stays."""
+    side = {"nonneg": ">=", "pos": ">=", "nonpos": "<=", "neg": "<="}.get(word)
+    if side is None or any(w in SIGNS for w in words):
+        return words
+    other = "<=" if side == ">=" else ">="
+    strict = word in ("pos", "neg")
+    if any(w.startswith(other) and _excludes(_number(w, other), side, strict) for w in words):
+        return words                                     # the bounds exclude the domain: as written
+    found = [w for w in words if w.startswith(side)]
+    if not found:
+        return words + [word]
+    bound = _number(found[0], side)
+    looser = bound < 0 if side == ">=" else bound > 0
+    return [w for w in words if w != found[0]] + [word] if looser else words
+
+
+def _excludes(bound: float, side: str, strict: bool) -> bool:
+    """Whether an upper bound (for a sign that bounds from below; a lower one otherwise) leaves
+    no point of the sign's side."""
+    if side == ">=":
+        return bound <= 0 if strict else bound < 0
+    return bound >= 0 if strict else bound > 0
+
+
+def _number(word: str, op: str) -> float:
+    return float(word[len(op):].strip().strip("()"))
 
 
 def _word(c: Any) -> tuple[Any, str | None, frozenset | None]:

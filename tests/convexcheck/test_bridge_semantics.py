@@ -66,7 +66,10 @@ def test_declarations_take_the_domain_only_where_it_says_more():
     assert merged(["nonneg"], "pos") == ["pos"]
     assert merged(["pos"], "nonneg") == ["pos"]
     assert merged(["nonpos"], "nonneg") == ["nonpos"]             # the author's contradiction stands
-    assert merged([">= -1"], "nonneg") == [">= -1"]               # numeric bounds stand
+    assert merged([">= -1", "<= 5"], "nonneg") == ["<= 5", "nonneg"]   # CVXPY's domain within the bounds
+    assert merged([">= 2"], "nonneg") == [">= 2"]                # a tighter bound stands
+    assert merged(["<= -1"], "nonneg") == ["<= -1"]              # bounds that exclude the domain stand
+    assert merged(["<= 0"], "pos") == ["<= 0"]
     assert merged(["psd"], "pd") == ["pd"]
     assert merged(["symmetric"], "pd") == ["pd"]
     assert merged(["nsd"], "pd") == ["nsd"]
@@ -93,3 +96,12 @@ def test_a_parameter_without_a_sign_takes_its_values_sign_and_is_read_again():
     p.value = np.array([1.0, -2.0, 0.5])                  # the translation was not kept: read again
     assert "parameter p[3]\n" in convexcheck.from_cvxpy(problem)[0].text
     assert convexcheck.analyze(problem, samples=5).verdict != "convex"
+
+
+def test_a_bound_looser_than_the_domain_gives_way_to_it():
+    x = cp.Variable(3, name="x", bounds=[-1, 5])
+    problem = cp.Problem(cp.Minimize(cp.sum(cp.power(x, 3)) - cp.sum(x)))
+    report = convexcheck.analyze(problem, samples=5)
+    assert report.problem.text.splitlines()[1] == "variable x[3] <= 5 nonneg" and report.verdict == "convex"
+    reference = problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+    assert solvers.minimize(problem).fun == pytest.approx(reference, rel=1e-7)
