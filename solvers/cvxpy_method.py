@@ -25,6 +25,7 @@ solvers; cvxpy is imported only when a function here is called.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -66,17 +67,10 @@ def solve(problem: Any, **options: Any) -> float:
     return problem.value
 
 
-class _Refusals:
-    """The refusal's class, made once from CVXPY's DCPError (cvxpy imported on first use)."""
-
-    found: type | None = None
-
-
+@functools.cache
 def _refusal(cp: Any) -> type:
-    if _Refusals.found is None:
-        _Refusals.found = type("NotProvenConvex", (cp.error.DCPError,),
-                               {"__doc__": "A problem convexcheck does not prove convex: not solved."})
-    return _Refusals.found
+    """The refusal's class, a CVXPY DCPError, made once (cvxpy is imported on first use)."""
+    return type("NotProvenConvex", (cp.error.DCPError,), {"__doc__": "A problem convexcheck does not prove convex."})
 
 
 def _status(cp: Any, status: int) -> str | None:

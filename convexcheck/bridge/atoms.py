@@ -117,13 +117,5 @@ def call(template: str) -> Rule:
     return lambda t, e, a: Node(template.format(a.text), tuple(e.shape))
 
 
-def pd_domain(rule: Rule, k: int = 0) -> Rule:
-    """`rule`, and argument k declared pd if it is a PSD variable."""
-    def pd_rule(t: Any, e: Any, *args: Node) -> Node:
-        t.pd(e.args[k])
-        return rule(t, e, *args)
-    return pd_rule
-
-
 def applied(function: str, a: Node) -> Node:
     return Node(f"{function}({a.text})", a.shape)

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from convexcheck.bridge.domains import merged, plain_shifted
-from convexcheck.bridge.text import axis_sum, fit
+from convexcheck.bridge.domains import plain_shifted
+from convexcheck.bridge.text import Node, axis_sum, fit, times
 from convexcheck.problem.reader import ProblemError
 
 
@@ -31,18 +31,24 @@ def psd(t: Any, c: Any, row: int) -> tuple[str | None, str]:
         raise ProblemError(f"a PSD constraint needs a square matrix, not shape {tuple(arg.shape)}")
     leaf = plain_shifted(arg)
     if leaf is not None:
-        name = t.node(leaf).text
-        t.decls[name][2] = merged(t.decls[name][2], "psd")
-        return None, f"cone of {name}"
-    node = t.node(arg)
-    n = int(arg.shape[0])
+        return None, f"cone of {t.attribute(leaf, 'psd')}"
+    text = t.node(arg).text
     name = t.declare("variable", ("psd", c.id), f"S{row}", arg.shape, ["psd"])
-    upper = np.zeros((n * (n + 1) // 2, n, n))             # the rows of the upper triangle: independent ones
+    return tied(t, name, symmetric(text), int(arg.shape[0])), f"cone of {name}"
+
+
+def symmetric(text: str) -> str:
+    """(A + A') / 2 of a square matrix's text."""
+    return f"(({text} + ({text} *(ij,->ji) 1)) / 2)"
+
+
+def tied(t: Any, name: str, text: str, n: int) -> str:
+    """The line name == text for two symmetric n x n matrices, on the upper triangle (the
+    lower triangle's rows would repeat the upper's: dependent equalities)."""
+    upper = np.zeros((n * (n + 1) // 2, n, n))
     i, j = np.triu_indices(n)
     upper[np.arange(i.size), i, j] = 1.0
-    rows = t.constant(upper).text
-    return (f"{rows} *(kij,ij->k) ({name} - (({node.text} + ({node.text} *(ij,->ji) 1)) / 2)) == 0",
-            f"cone of {name}")
+    return f"{t.constant(upper).text} *(kij,ij->k) ({name} - {text}) == 0"
 
 
 def soc(t: Any, c: Any) -> str:
@@ -62,8 +68,8 @@ def exp_cone(t: Any, c: Any) -> str:
     x, y, z = (t.node(a) for a in c.args)
     _positive(t, c.args[1])
     shape = tuple(c.args[2].shape)
-    times = "*" if not shape else f"*({_letters(shape)},{_letters(shape)}->{_letters(shape)})"
-    return f"({fit(y, shape)} {times} exp({fit(x, shape)} / {fit(y, shape)})) - {fit(z, shape)} <= 0"
+    scaled = times(Node(fit(y, shape), shape), Node(f"exp({fit(x, shape)} / {fit(y, shape)})", shape), shape)
+    return f"{scaled} - {fit(z, shape)} <= 0"
 
 
 def pow_cone(t: Any, c: Any) -> str:
@@ -83,10 +89,5 @@ def pow_cone(t: Any, c: Any) -> str:
 def _positive(t: Any, arg: Any) -> None:
     """A plain variable a cone needs positive declared pos (CVXPY's cone: its closure)."""
     leaf = plain_shifted(arg)
-    if leaf is not None and type(leaf).__name__ == "Variable":
-        name = t.node(leaf).text
-        t.decls[name][2] = merged(t.decls[name][2], "pos")
-
-
-def _letters(shape: tuple) -> str:
-    return "ijklmnopqrstuvwxyz"[:len(shape)]
+    if leaf is not None:
+        t.attribute(leaf, "pos")

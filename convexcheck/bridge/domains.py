@@ -14,15 +14,19 @@ singular A), the word is the strict one (`pos`, `pd`): the interior, whose closu
 CVXPY's domain. A constraint on an expression (`kl_div(x + 1, y)`) is not a declaration
 and is left out (the formula's own domain then stands).
 
-A variable whose declaration already says as much or more keeps it; one that says the
-opposite (nonpos where the atom needs nonneg), or carries numeric bounds, is left as
-declared: CVXPY's problem is then infeasible or bounded as its author wrote it.
+A variable whose declaration already says as much or more keeps it; a numeric bound on
+the side a sign bounds gives way to the sign where that is tighter (bounds [-1, 5] and
+power(x, 3): 0 <= x <= 5); a declaration that excludes the domain (nonpos, or <= -1, where
+the atom needs nonneg) is left as written: CVXPY's problem is then infeasible as its
+author wrote it.
 """
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
+
+from convexcheck.bridge.linear import positions
 
 STRICT = {"kl_div", "rel_entr"}          # x log(x / y): its perspective proof and value need x, y > 0
 SIGNS = ("pos", "nonneg", "neg", "nonpos")
@@ -118,7 +122,6 @@ def _entries(e: Any) -> tuple[Any, frozenset] | None:
     `y[2:5]`), else None."""
     if type(e).__name__ != "index" or not _plain(e.args[0]):
         return None
-    from convexcheck.bridge.linear import positions
     picked = positions(e, 0)
     if picked is None:
         return None

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from convexcheck.bridge.cones import symmetric, tied
 from convexcheck.bridge.data import number
-from convexcheck.bridge.domains import merged
 from convexcheck.bridge.refused import refused
 from convexcheck.bridge.text import Node, full
 from convexcheck.problem.reader import ProblemError
@@ -56,9 +56,9 @@ def cummax(t: Any, e: Any, x: Node) -> Node:
         raise ProblemError("cummax of a matrix is not translated; give it a vector")
     n = int(x.shape[0])
     name = _fresh(t, e, "y_cummax", x.shape)
-    t.bound_lines.append(f"{name} - {x.text} >= 0")
+    t.added_lines.append(f"{name} - {x.text} >= 0")
     if n > 1:
-        t.bound_lines.append(f"{name}[1:{n}] - {name}[0:{n - 1}] >= 0")
+        t.added_lines.append(f"{name}[1:{n}] - {name}[0:{n - 1}] >= 0")
     return Node(name, x.shape)
 
 
@@ -69,15 +69,9 @@ def lambda_max(t: Any, e: Any, x: Node, lowest: bool = False) -> Node:
         return refused(t, e, x)
     n = int(x.shape[0])
     name = _fresh(t, e, "t_lambda", ())
-    slack = _fresh(t, e, "S_lambda", x.shape)
-    t.decls[slack][2] = merged(t.decls[slack][2], "psd")
-    eye = t.constant(np.eye(n)).text
-    sym = f"(({x.text} + ({x.text} *(ij,->ji) 1)) / 2)"
-    tied = f"({sym} - ({name} * {eye}))" if lowest else f"(({name} * {eye}) - {sym})"
-    upper = np.zeros((n * (n + 1) // 2, n, n))
-    i, j = np.triu_indices(n)
-    upper[np.arange(i.size), i, j] = 1.0
-    t.bound_lines.append(f"{t.constant(upper).text} *(kij,ij->k) ({slack} - {tied}) == 0")
+    slack = _fresh(t, e, "S_lambda", x.shape, ["psd"])
+    eye, sym = t.constant(np.eye(n)).text, symmetric(x.text)
+    t.added_lines.append(tied(t, slack, f"({sym} - ({name} * {eye}))" if lowest else f"(({name} * {eye}) - {sym})", n))
     return Node(name, ())
 
 

@@ -25,9 +25,9 @@ name written is a checked identifier; nothing the user wrote is evaluated.
   ...) are rejected, as is any atom without a rule.
 
 CVXPY's domains come with the formulas: an atom's own domain on a plain variable becomes
-that variable's declaration (`domains`: power(x, 3) makes x nonneg, log_det(X) makes X
-pd); a PSD variable that log_det, tr_inv or matrix_frac reads directly is declared pd,
-since these atoms are finite only there (and the certificate reads inv(X) only for pd X).
+that variable's declaration (`domains`: power(x, 3) makes x nonneg; log_det, tr_inv and
+matrix_frac make the X they read pd, a PSD one included, since these atoms are finite
+only there and the certificate reads inv(X) only for pd X).
 """
 from __future__ import annotations
 
@@ -49,7 +49,6 @@ from convexcheck.bridge.atoms import (
     log_sum_exp,
     matmul,
     matrix_frac,
-    pd_domain,
     power,
     quad_form,
     quad_over_lin,
@@ -117,7 +116,7 @@ def from_cvxpy(expr_or_problem: Any) -> tuple[Problem, dict[str, np.ndarray]]:
         for k, c in enumerate(expr_or_problem.constraints, 1):
             line, t.labels[k] = t.constraint(c, k, len(cons) + 1)
             cons += [line] if line is not None else []
-        cons += t.bound_lines
+        cons += t.added_lines
         lines += ["subject to", *("  " + c for c in cons)] if cons else []
     elif isinstance(expr_or_problem, cp.Expression):
         lines = [f"expression {t.scalar(t.node(expr_or_problem), 'the expression')}"]
@@ -169,7 +168,7 @@ class _Kept:
 
 
 _KEPT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # cp.Problem -> _Kept
-_NAMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()    # cp.Problem -> {name: CVXPY Variable}
+_NAMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()    # cp.Problem -> `variables_of`'s answer
 _FROZEN: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # id -> a kept constant
 
 
@@ -205,7 +204,7 @@ class _Translator:
         self.problem = False                               # translating a Problem (not an expression)
         self.lifting = False                               # a DCP problem: epigraph atoms may add variables
         self.covered: dict[tuple[str, str], set] = {}      # (variable, domain word) -> its entries with it
-        self.bound_lines: list[str] = []                   # variables' bounds that differ by entry
+        self.added_lines: list[str] = []                   # constraints after CVXPY's: entrywise bounds, epigraphs
         self.baked = False                          # whether the text depends on a parameter's value
 
     def node(self, e) -> Node:
@@ -255,14 +254,6 @@ class _Translator:
             self.decls[new] = [kind, dims, words, f"  # CVXPY name {name!r}" if user and new != name else ""]
         return self.names[key]
 
-    def pd(self, e) -> None:
-        """Declare a PSD variable pd (see the module docstring); a constant argument is data,
-        whose words `constant_attributes` reads, and an expression is left as it is."""
-        if not e.variables() or e.args:
-            return
-        decl = self.decls.get(self.names.get(("variable", e.id), ""), [None, None, []])
-        decl[2] = ["pd" if w == "psd" else w for w in decl[2]]
-
     def domain(self, e) -> None:
         """CVXPY's own domain of the atom e on plain variables, as their attributes (`domains`);
         a domain on entries of one counts once every entry has it."""
@@ -275,14 +266,21 @@ class _Translator:
                 covered |= entries
                 if len(covered) < leaf.size:
                     continue
-            self.decls[name][2] = merged(self.decls[name][2], word)
+            self.attribute(leaf, word)
+
+    def attribute(self, leaf, word: str) -> str:
+        """Declare the CVXPY variable `leaf` (translated on first use) `word` where that says
+        more than its declaration (`domains.merged`); its name."""
+        name = self.node(leaf).text
+        self.decls[name][2] = merged(self.decls[name][2], word)
+        return name
 
     def leaf(self, e, kind: str) -> Node:
         entrywise: list | None = [] if self.problem and kind == "variable" else None
         words = leaf_attributes(e, kind, entrywise)
         name = self.declare(kind, (kind, e.id), e.name(), e.shape, words, user=True)
         for op, bound in entrywise or []:           # bounds that differ by entry: constraints, after CVXPY's
-            self.bound_lines.append(f"{name} - {self.constant(finite_bound(bound, name)).text} {op} 0")
+            self.added_lines.append(f"{name} - {self.constant(finite_bound(bound, name)).text} {op} 0")
         if kind == "parameter":
             self.parameters.setdefault(name, (e, words))
         else:
@@ -385,8 +383,8 @@ RULES = {
     "QuadForm": quad_form, "quad_over_lin": quad_over_lin, "rel_entr": rel_entr,
     "kl_div": lambda t, e, x, y: rel_entr(t, e, x, y, kl=True),
     "GeoMean": geo_mean,
-    "MatrixFrac": pd_domain(matrix_frac, 1), "log_det": pd_domain(call("log(det({0}))")),
-    "tr_inv": pd_domain(call("(inv({0}) *(ii,->) 1)")),
+    "MatrixFrac": matrix_frac, "log_det": call("log(det({0}))"),      # their X: pd by CVXPY's domain (`domain`)
+    "tr_inv": call("(inv({0}) *(ii,->) 1)"),
     "index": _index,
     **{name: _linear for name in ("special_index", "reshape", "diag_vec", "diag_mat",
                                   "upper_tri", "cumsum", "Hstack", "Vstack", "Concatenate",

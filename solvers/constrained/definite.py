@@ -38,10 +38,9 @@ class Definite:
         out = [cone.inverse_inside(self.xp, M) for M in cone.matrices(self.space, y)]
         return None if any(Mi is None for Mi in out) else out
 
-    def unit(self) -> tuple[list[Array], list[Array]]:
-        """(inverses, duals) of M = Z = I: the terms of the start's least-squares system."""
-        eyes = [self.xp.eye(c.n) for c in self.space.cones]
-        return eyes, eyes
+    def unit(self) -> list[Array]:
+        """I per cone: inv(M) and Z of M = Z = I, the terms of the start's least-squares system."""
+        return [self.xp.eye(c.n) for c in self.space.cones]
 
     def dual(self, Z: list[Array]) -> Array:
         """T' vec(sign Z) summed over the cones: subtracted from r_d."""

@@ -163,7 +163,7 @@ def _start(ip: Interior, mth: Method, st: State) -> Iterate:
                     xp.concatenate([st.lam, st.zl[qp.L], st.zu[qp.U]]), st.nu, st.sc, st.zc, st.Z)
     if not (mth.m or mth.curved):
         return plain
-    unit, (eyes, _) = cones.identity(), mth.psd.unit()
+    unit, eyes = cones.identity(), mth.psd.unit()
     fac, schur = mth.factor(Iterate(st.y, xp.ones(mth.m), xp.ones(mth.m), st.nu, unit, unit, eyes),
                             cones.scalings(unit, unit), eyes)
     if fac is None:

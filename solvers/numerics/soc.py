@@ -61,12 +61,12 @@ SMALL = 16        # cones of at most this many entries apply W^-1 as (k, m, m) m
 
 class Scaling:
     """The Nesterov-Todd scaling of (s, z), both inside: W = eta * (hyperbolic rotation
-    by w), W z = W^-1 s = lam. `times`, `over` apply W and W^-1; `inverse_square` gives
-    W^-2 as (k, m, m) matrices (for the Newton matrix G' W^-2 G)."""
+    by w), W z = W^-1 s = lam. `times`, `over` apply W and W^-1; `inverse` gives W^-1 as
+    (k, m, m) matrices (for the Newton matrix G' W^-2 G)."""
 
-    def __init__(self, xp: ArrayModule, s: Array, z: Array, dets: tuple[Array, Array] | None = None):
+    def __init__(self, xp: ArrayModule, s: Array, z: Array):
         self.xp = xp
-        self.dets = (det(xp, s), det(xp, z)) if dets is None else dets     # kept: `max_step` reads them
+        self.dets = (det(xp, s), det(xp, z))           # kept: `max_step` reads them
         ns, nz = xp.sqrt(self.dets[0]), xp.sqrt(self.dets[1])
         sb, zb = s / ns[:, None], z / nz[:, None]
         gamma = xp.sqrt((1.0 + xp.einsum("ij,ij->i", sb, zb)) / 2.0)

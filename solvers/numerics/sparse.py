@@ -69,17 +69,23 @@ def plan(H: np.ndarray | sp.spmatrix, G: np.ndarray, E: np.ndarray, blocks: bool
     """The pattern for a QP where the sparse path pays (`worth`), else None; H, G, E are
     made CSR once (one pass over each dense array) only for a system of SIZE or more.
     `cones`: the second-order cones' rows, (G_c as CSR, k m x n, m) per block."""
-    n, rows = H.shape[0], G.shape[0] + E.shape[0] + sum(Gc.shape[0] for Gc, _ in cones)
-    if n + rows < SIZE or (rows < ROWS and (blocks or _diagonal(H))):
+    if _small(H, G, E, blocks, cones):
         return None
     H, G, E = sp.csr_matrix(H), sp.csr_matrix(G), sp.csr_matrix(E)
     return pattern(H, G, E, cones) if worth(H, G, E, blocks, cones) else None
 
 
+def _small(H: np.ndarray | sp.spmatrix, G: np.ndarray | sp.spmatrix, E: np.ndarray | sp.spmatrix,
+           blocks: bool, cones: Cones) -> bool:
+    """Whether the system is below SIZE, or an H from `Blocks` (`blocks`) or a diagonal
+    one has fewer than ROWS rows beside it (`lowrank` and `elimination` factor those)."""
+    n, rows = H.shape[0], G.shape[0] + E.shape[0] + sum(Gc.shape[0] for Gc, _ in cones)
+    return n + rows < SIZE or (rows < ROWS and (blocks or _diagonal(H)))
+
+
 def _diagonal(H: np.ndarray | sp.spmatrix) -> bool:
-    """Whether a CSR H is diagonal (with few rows, `elimination` factors it with its rows
-    as before a CSR H could take the sparse path without rows: a box QP's diag(d) beside
-    the 20 rows of its wide square F x)."""
+    """Whether H is a CSR diagonal matrix (a box QP's diag(d) beside the 20 rows of its
+    wide square F x: `elimination`'s algebra, not the sparse path)."""
     if not sp.issparse(H):
         return False
     coo = sp.coo_matrix(H)
@@ -92,9 +98,14 @@ def worth(H: np.ndarray | sp.spmatrix, G: np.ndarray | sp.spmatrix, E: np.ndarra
     whose matrices, and G'G, are mostly zeros (the crossover measured by the benchmark).
     An H from `Blocks` (`blocks`: which `constrained.lowrank` factors in O(n m^2)) or a
     diagonal one needs ROWS rows too."""
+    return not _small(H, G, E, blocks, cones) and _fills_little(H, G, E, cones)
+
+
+def _fills_little(H: np.ndarray | sp.spmatrix, G: np.ndarray | sp.spmatrix, E: np.ndarray | sp.spmatrix,
+                  cones: Cones) -> bool:
+    """Whether H, G, E and the fill of G'G and of the cones' rows hold at most DENSITY of
+    the augmented system."""
     n, rows = H.shape[0], G.shape[0] + E.shape[0] + sum(Gc.shape[0] for Gc, _ in cones)
-    if n + rows < SIZE or (rows < ROWS and (blocks or _diagonal(H))):
-        return False
     per_row = (np.diff(sp.csr_matrix(G).indptr) if sp.issparse(G) else np.count_nonzero(G, axis=1)).astype(float)
     fill = float(per_row @ (per_row + 1)) / 2                # G'G's entries at most: a long row fills K
     for Gc, m in cones:                                      # a cone's rows fill the pairs of columns it reads
@@ -134,6 +145,7 @@ class Pattern:
     Gt: sp.csr_matrix | None = None             # G' and E' as CSR (`linalg.transpose`), set by `pattern`
     Et: sp.csr_matrix | None = None
     cones: Cones = ()                           # the second-order cones' rows (G_c, m) per block
+    cones_t: tuple[sp.csr_matrix, ...] = ()     # their G_c' as CSR (`linalg.transpose`)
     cone_gram: sp.csr_matrix | None = None      # cone_gram @ (the blocks' W^-2, flat): their G_c' W^-2 G_c
 
     @property
@@ -167,6 +179,7 @@ def pattern(H: np.ndarray | sp.spmatrix, G: np.ndarray | sp.spmatrix, E: np.ndar
                 *(_row_square(Gc) for Gc, _ in cones))
     return Pattern(H, G, E, upper, np.nonzero(upper.indices == col)[0], gram, REGULARISE * scale,
                    Gt=transpose(G), Et=transpose(E), cones=tuple(cones),
+                   cones_t=tuple(transpose(Gc) for Gc, _ in cones),
                    cone_gram=_cone_gram(cones, coned, at[first.size:], upper.nnz) if cones else None)
 
 
@@ -237,8 +250,8 @@ class KKTFactor:
         """(K y + E' nu, E y), K = H + D + G' W G, from the parts."""
         pat = self.pat
         top = pat.H @ y + self.d * y + pat.Gt @ (self.w * (pat.G @ y)) + pat.Et @ nu
-        for (Gc, m), W in zip(pat.cones, self.cone_w):
-            top += Gc.T @ np.einsum("kij,kj->ki", W, (Gc @ y).reshape(-1, m)).reshape(-1)
+        for (Gc, m), Gct, W in zip(pat.cones, pat.cones_t, self.cone_w):
+            top += Gct @ np.einsum("kij,kj->ki", W, (Gc @ y).reshape(-1, m)).reshape(-1)
         return top, pat.E @ y
 
 

@@ -170,10 +170,15 @@ def _as_csr(j: Jacobian) -> sp.csr_matrix:
         size = math.prod(j.shape)
         return sp.csr_matrix((np.full(size, j.sign), (np.arange(size), np.arange(j.offset, j.offset + size))),
                              shape=(size, j.n))
-    c = _compressed(j)
-    block = c.block.reshape(-1, c.cols.size)
+    return _block_csr(_compressed(j), math.prod(_shape_of(j)))
+
+
+def _block_csr(c: _Cols, size: int) -> sp.csr_matrix:
+    """A column-compressed Jacobian as CSR, size x n, from its nonzeros (`size`: its value's
+    entries, to which the block broadcasts)."""
+    block = np.broadcast_to(c.block, c.block.shape).reshape(size, c.cols.size)
     rows, at = np.nonzero(block)
-    return sp.csr_matrix((block[rows, at], (rows, c.cols[at])), shape=(block.shape[0], c.n))
+    return sp.csr_matrix((block[rows, at], (rows, c.cols[at])), shape=(size, c.n))
 
 
 def _csr(jac: Jacobian | None, size: int, n: int) -> sp.csr_matrix:
@@ -182,10 +187,7 @@ def _csr(jac: Jacobian | None, size: int, n: int) -> sp.csr_matrix:
         return sp.csr_matrix((size, n))
     if isinstance(jac, (_Sparse, _Eye)) and math.prod(jac.shape) == size:
         return _as_csr(jac)
-    c = _compressed(jac)
-    block = np.broadcast_to(c.block, c.block.shape).reshape(size, c.cols.size)
-    rows, at = np.nonzero(block)
-    return sp.csr_matrix((block[rows, at], (rows, c.cols[at])), shape=(size, n))
+    return _block_csr(_compressed(jac), size)
 
 
 def _rule(node: Expr, args: list[Pair], free, arrays, env: _Shapes, n: int) -> Pair | None:
